@@ -1,6 +1,7 @@
 // What a team owns besides its wallet (issue 8): API keys and predictions with team_id set.
 // The rows keep user_id (the member who created or submitted them) for audit; ownership, and
-// so visibility, is team_id. Removing a member therefore leaves the team's keys working.
+// so visibility, is team_id. Removing a member revokes the team keys they created (db/teams.ts
+// removeMember); the rest of the team's keys keep working.
 import type { Db } from './knex.ts';
 import { affected, num } from './knex.ts';
 import { apiKeyFromRow, restrictionColumns, updateKey } from './api-keys.ts';

@@ -214,7 +214,7 @@ async function changeMember(
   change: { role: TeamRole; at: number } | { removedAt: number },
   authorize: ChangeAuthorizer,
   actorId: number | null,
-): Promise<TeamRole | undefined> {
+): Promise<{ previous: TeamRole; revokedKeyIds: number[] } | undefined> {
   const newRole = 'role' in change ? change.role : null;
   return db.transaction(async (trx) => {
     if (!(await lockTeam(trx, teamId))) return undefined;
@@ -231,6 +231,12 @@ async function changeMember(
       await trx('team_members').where({ team_id: teamId, user_id: userId }).delete();
       // the invites they sent to this team go with them: someone no longer in the team admits nobody
       await trx('team_invites').where({ team_id: teamId, invited_by: userId }).whereNull('accepted_at').whereNull('revoked_at').update({ revoked_at: change.removedAt });
+      // and so do the team keys they created: they hold those secrets, and would otherwise go on
+      // spending the team's wallet and reading its history from outside it
+      const keys = () => trx('api_keys').where({ team_id: teamId, user_id: userId }).whereNull('revoked_at');
+      const revokedKeyIds = (await keys().clone().orderBy('id').forUpdate().pluck('id') as Array<number | string>).map(num);
+      if (revokedKeyIds.length > 0) await keys().whereIn('id', revokedKeyIds).update({ revoked_at: change.removedAt });
+      return { previous: current, revokedKeyIds };
     } else {
       await trx('team_members').where({ team_id: teamId, user_id: userId }).update({ role: change.role });
       // a role that may not invite admits nobody either: the invites they sent while they could go;
@@ -239,7 +245,7 @@ async function changeMember(
       if (!can(change.role, 'invite')) await pending().update({ revoked_at: change.at });
       else if (!can(change.role, 'manage_owners')) await pending().andWhere('role', 'owner').update({ revoked_at: change.at });
     }
-    return current;
+    return { previous: current, revokedKeyIds: [] };
   });
 }
 
@@ -249,13 +255,14 @@ async function changeMember(
  * the member sent that are still pending; a role with `invite` but without `manage_owners` (admin)
  * revokes those of them that invite an owner.
  */
-export function changeMemberRole(db: Db, teamId: number, userId: number, newRole: TeamRole, now: number, authorize: ChangeAuthorizer = () => {}, actorId: number | null = null) {
-  return changeMember(db, teamId, userId, { role: newRole, at: now }, authorize, actorId);
+export async function changeMemberRole(db: Db, teamId: number, userId: number, newRole: TeamRole, now: number, authorize: ChangeAuthorizer = () => {}, actorId: number | null = null): Promise<TeamRole | undefined> {
+  return (await changeMember(db, teamId, userId, { role: newRole, at: now }, authorize, actorId))?.previous;
 }
 
 /**
- * Removes a member (also how a member leaves) and revokes the invites to this team they sent and
- * that are still pending; returns the removed role, or undefined.
+ * Removes a member (also how a member leaves) and, in the same transaction, revokes the invites to
+ * this team they sent that are still pending and the team's API keys they created (keys other
+ * members created stay); returns the removed role and the ids of the keys revoked, or undefined.
  */
 export function removeMember(db: Db, teamId: number, userId: number, now: number, authorize: ChangeAuthorizer = () => {}, actorId: number | null = null) {
   return changeMember(db, teamId, userId, { removedAt: now }, authorize, actorId);

@@ -183,6 +183,16 @@ export const changeTeamMemberRole: Handler<'changeTeamMemberRole'> = async ({ ap
   return memberView(member);
 };
 
+/**
+ * After a removal committed: the team keys the member created were revoked with it, so every API
+ * process forgets them before the answer (README "Credential cache").
+ */
+async function keysRevoked(app: App, teamId: number, userId: number, keyIds: readonly number[], by: number): Promise<void> {
+  if (keyIds.length === 0) return;
+  await app.credentials.invalidate({ teamIds: [teamId] });
+  app.log.info({ event: 'team_keys_revoked_with_member', teamId, userId, keyIds, by }, 'teams: the team keys a removed member created were revoked');
+}
+
 export const removeTeamMember: Handler<'removeTeamMember'> = async ({ app, caller, params }) => {
   const userId = idOf(params.user_id, 'member');
   // removing oneself is leaving, which every member may do
@@ -190,15 +200,19 @@ export const removeTeamMember: Handler<'removeTeamMember'> = async ({ app, calle
   const team = await teamFor(app, caller, params.team_id, self ? 'read_history' : 'invite');
   await refuseSandboxKeyOn(caller, 'remove team members', isMember(app, team.id, userId), 'member not found');
   const guard = self ? () => {} : membersGuard(null);
-  if (!(await mapped(removeMember(app.db, team.id, userId, app.clock(), guard, caller.userId)))) throw new NotFoundError('member not found');
-  return { id: userId, deleted: true };
+  const removed = await mapped(removeMember(app.db, team.id, userId, app.clock(), guard, caller.userId));
+  if (!removed) throw new NotFoundError('member not found');
+  await keysRevoked(app, team.id, userId, removed.revokedKeyIds, caller.userId);
+  return { id: userId, deleted: true, revoked_key_ids: removed.revokedKeyIds };
 };
 
 export const leaveTeam: Handler<'leaveTeam'> = async ({ app, caller, params }) => {
   const team = await teamFor(app, caller, params.team_id, 'read_history');
   refuseSandboxKey(caller, 'leave teams');
-  if (!(await mapped(removeMember(app.db, team.id, caller.userId, app.clock())))) throw new NotFoundError(TEAM_NOT_FOUND);
-  return { id: team.id, deleted: true };
+  const removed = await mapped(removeMember(app.db, team.id, caller.userId, app.clock()));
+  if (!removed) throw new NotFoundError(TEAM_NOT_FOUND);
+  await keysRevoked(app, team.id, caller.userId, removed.revokedKeyIds, caller.userId);
+  return { id: team.id, deleted: true, revoked_key_ids: removed.revokedKeyIds };
 };
 
 export const createTeamInvite: Handler<'createTeamInvite'> = async ({ app, caller, params, body, h }) => {

@@ -2547,9 +2547,10 @@ export interface paths {
         post?: never;
         /**
          * Remove a member
-         * @description Needs `invite` (and `manage_owners` to remove an owner). The member loses access at once;
-         *     the team's keys keep working because they belong to the team. The last owner cannot be
-         *     removed (409).
+         * @description Needs `invite` (and `manage_owners` to remove an owner); removing oneself is leaving. The
+         *     member loses access at once, and the team's API keys they created are revoked with the
+         *     removal (listed in `revoked_key_ids`), so none of the team's secrets they hold keeps
+         *     working; keys other members created keep working. The last owner cannot be removed (409).
          */
         delete: operations["removeTeamMember"];
         options?: never;
@@ -2582,7 +2583,7 @@ export interface paths {
         put?: never;
         /**
          * Leave a team
-         * @description Any member may leave, except the last owner (409).
+         * @description Any member may leave, except the last owner (409). The team's API keys the caller created are revoked as they leave (listed in `revoked_key_ids`); keys other members created keep working.
          */
         post: operations["leaveTeam"];
         delete?: never;
@@ -7547,6 +7548,23 @@ export interface components {
             role: components["schemas"]["TeamRole"];
             /** Format: date-time */
             joined_at: string;
+        };
+        /**
+         * @example {
+         *       "id": 8,
+         *       "deleted": true,
+         *       "revoked_key_ids": [
+         *         41,
+         *         42
+         *       ]
+         *     }
+         */
+        TeamMemberRemoved: {
+            /** @description The removed member's user `id` (removeTeamMember) or the team's `id` (leaveTeam). */
+            id: number;
+            deleted: boolean;
+            /** @description The team's API keys the member had created, revoked with the removal (they stop working at once). Keys other members created keep working. */
+            revoked_key_ids: number[];
         };
         TeamRoleRequest: {
             role: components["schemas"]["TeamRole"];
@@ -12965,13 +12983,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The member was removed. */
+            /** @description The member was removed, and the team keys they created revoked. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DeleteResponse"];
+                    "application/json": components["schemas"]["TeamMemberRemoved"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -13031,13 +13049,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The caller left the team. */
+            /** @description The caller left the team, and the team keys they created were revoked. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DeleteResponse"];
+                    "application/json": components["schemas"]["TeamMemberRemoved"];
                 };
             };
             401: components["responses"]["Unauthorized"];

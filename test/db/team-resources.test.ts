@@ -38,7 +38,7 @@ async function user(): Promise<number> {
 
 const key = (name: string) => ({ name, prefix: 'mg_live_abcd', keyHash: sha256Hex(uniqueName(name)), isTest: false, ipWhitelist: [], scopes: null });
 
-test('a team key is listed and revoked through its team only, and outlives its creator\'s membership', async (t) => {
+test('a team key is listed and revoked through its team only, and is revoked with its creator\'s membership', async (t) => {
   const owner = await user();
   const dev = await user();
   const team = await createTeam(db, owner, 'Keys', Date.now());
@@ -53,14 +53,19 @@ test('a team key is listed and revoked through its team only, and outlives its c
   t.is(await teamOfKey(db, teamKey.id), team.id);
   t.is(await teamOfKey(db, personal.id), null);
 
-  await removeMember(db, team.id, dev, Date.now());
-  t.truthy(await findActiveKeyByHash(db, teamKeyInput.keyHash), 'the key belongs to the team, not to the member');
-
   const other = await createTeam(db, owner, 'Other', Date.now());
   t.false(await revokeTeamKey(db, other.id, teamKey.id, Date.now()), "another team's key id is not found");
-  t.true(await revokeTeamKey(db, team.id, teamKey.id, Date.now()));
-  t.deepEqual(await listTeamKeys(db, team.id), []);
+  const ownersInput = key('owners');
+  const ownersKey = await insertTeamApiKey(db, { teamId: team.id, createdBy: owner, ...ownersInput }, Date.now());
+
+  // the member goes, and the team key they created with them; the owner's stays
+  t.like(await removeMember(db, team.id, dev, Date.now()), { previous: 'developer', revokedKeyIds: [teamKey.id] });
   t.is(await findActiveKeyByHash(db, teamKeyInput.keyHash), undefined);
+  t.deepEqual((await listUserKeys(db, dev)).map((k) => k.id), [personal.id], 'their personal key is theirs, not the team\'s');
+  t.deepEqual((await listTeamKeys(db, team.id)).map((k) => k.id), [ownersKey.id]);
+  t.true(await revokeTeamKey(db, team.id, ownersKey.id, Date.now()));
+  t.deepEqual(await listTeamKeys(db, team.id), []);
+  t.is(await findActiveKeyByHash(db, ownersInput.keyHash), undefined);
 });
 
 test("a team's predictions are held on its wallet and listed for the team only", async (t) => {

@@ -66,3 +66,21 @@ test('a team key holds a submit on the team wallet on SQLite, and the member\'s 
   t.deepEqual(team, { balance: 50 - price, held: price });
   t.is(Number((await gw.app.db('users').where({ id: owner.userId }).first()).balance), 100);
 });
+
+test('a removed member\'s team keys are revoked with the removal on SQLite; another member\'s key keeps working', async (t) => {
+  const owner = await newAccount(gw);
+  const member = await newAccount(gw);
+  const as = (who: { session: string }) => ({ authorization: `Bearer ${who.session}` });
+  const teamId = ((await gw.server.inject({ method: 'POST', url: '/app/teams', headers: as(owner), payload: { name: 'Local removal' } })).result as { id: number }).id;
+  await gw.app.db('team_members').insert({ team_id: teamId, user_id: member.userId, role: 'developer', created_at: Date.now() });
+  const keyOf = async (who: { session: string }) => (await gw.server.inject({ method: 'POST', url: `/app/teams/${teamId}/keys`, headers: as(who), payload: { name: 'ci' } })).result as { key: string; id: number };
+  const theirs = await keyOf(member);
+  const owners = await keyOf(owner);
+  const balance = (key: string) => gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': key } });
+  t.is((await balance(theirs.key)).statusCode, 200);
+  const removed = await gw.server.inject({ method: 'DELETE', url: `/app/teams/${teamId}/members/${member.userId}`, headers: as(owner) });
+  t.is(removed.statusCode, 200);
+  t.deepEqual(removed.result, { id: member.userId, deleted: true, revoked_key_ids: [theirs.id] });
+  t.is((await balance(theirs.key)).statusCode, 401);
+  t.is((await balance(owners.key)).statusCode, 200);
+});

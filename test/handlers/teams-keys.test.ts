@@ -282,17 +282,21 @@ test.serial('a sandbox team key makes sandbox predictions owned by the team, fre
   t.is((await call('getPredictionResult', { as: owner.testKey, params: { request_id: id }, query: { team_id: teamId } })).status, 200);
 });
 
-test.serial('removing a member keeps the team keys they created working and revokes their own access at once', async (t) => {
+test.serial('removing a member revokes the team keys they created in the same step, keeps the keys others created, and revokes their own access at once', async (t) => {
   const member = await newAccount(gw, PERSONAL_CREDIT);
   await addMember(member, teamId, 'developer');
   const { key, id: keyId } = await teamKey(member.session, teamId);
+  const kept = await teamKey(dev.session, teamId);
   const first = await call<{ request_id: string }>(MODEL, { as: member.session, body: INPUT, query: { team_id: teamId } });
   t.is(first.status, 200);
   const requestId = first.body.request_id;
   t.is((await call('getPredictionResult', { as: member.session, params: { request_id: requestId }, query: { team_id: teamId } })).status, 200);
+  // used once, so a cached credential would answer the next request if the removal did not drop it
+  t.is((await call('getPredictionResult', { as: key, params: { request_id: requestId } })).status, 200);
 
   const removed = await call('removeTeamMember', { as: owner.session, params: { team_id: teamId, user_id: member.userId } });
   t.is(removed.status, 200);
+  t.deepEqual(removed.body, { id: member.userId, deleted: true, revoked_key_ids: [keyId] });
 
   // their access is gone on the very next request, whatever credential they use
   for (const as of [member.session, member.liveKey]) {
@@ -302,15 +306,45 @@ test.serial('removing a member keeps the team keys they created working and revo
     t.is((await call(MODEL, { as, body: INPUT, query: { team_id: teamId } })).status, 404);
     t.is((await call('listTeamApiKeys', { as, params: { team_id: teamId } })).status, 404);
   }
-  // the key belongs to the team: it still reads, generates and is listed
-  t.is((await call('getPredictionResult', { as: key, params: { request_id: requestId } })).status, 200);
-  const again = await call<{ request_id: string }>(MODEL, { as: key, body: INPUT });
+  // the team key they created went with them: it neither reads nor spends the team wallet
+  t.is((await call('getPredictionResult', { as: key, params: { request_id: requestId } })).status, 401);
+  t.is((await call(MODEL, { as: key, body: INPUT })).status, 401);
+  t.not((await gw.app.db('api_keys').where({ id: keyId }).first()).revoked_at, null);
+  // a key another member created belongs to the team and keeps working
+  const again = await call<{ request_id: string }>(MODEL, { as: kept.key, body: INPUT });
   t.is(again.status, 200);
   await completed(again.body.request_id);
   t.is(Number((await gw.app.db('predictions').where({ id: again.body.request_id }).first()).team_id), teamId);
   const listed = await call<Body[]>('listTeamApiKeys', { as: owner.session, params: { team_id: teamId } });
-  t.true(listed.body.some((k) => k.id === keyId && k.created_by === member.userId));
+  t.false(listed.body.some((k) => k.id === keyId));
+  t.true(listed.body.some((k) => k.id === kept.id));
   t.is(await personalBalance(member), PERSONAL_CREDIT);
+});
+
+test.serial('a member who leaves takes the team keys they created with them; a last owner refused (409) keeps theirs', async (t) => {
+  const member = await newAccount(gw, PERSONAL_CREDIT);
+  await addMember(member, teamId, 'admin');
+  const { key, id: keyId } = await teamKey(member.session, teamId);
+  t.is((await call('getBalance', { as: key })).status, 200);
+  const left = await call('leaveTeam', { as: member.session, params: { team_id: teamId } });
+  t.is(left.status, 200);
+  t.deepEqual(left.body, { id: teamId, deleted: true, revoked_key_ids: [keyId] });
+  t.is((await call('getBalance', { as: key })).status, 401);
+
+  // leaving through removeTeamMember on oneself is the same
+  const other = await newAccount(gw, PERSONAL_CREDIT);
+  await addMember(other, teamId, 'developer');
+  const theirs = await teamKey(other.session, teamId);
+  const self = await call('removeTeamMember', { as: other.session, params: { team_id: teamId, user_id: other.userId } });
+  t.deepEqual(self.body, { id: other.userId, deleted: true, revoked_key_ids: [theirs.id] });
+  t.is((await call('getBalance', { as: theirs.key })).status, 401);
+
+  // the last owner cannot leave: nothing is revoked
+  const solo = await newAccount(gw, PERSONAL_CREDIT);
+  const soloTeam = await newTeam(solo, 'Solo');
+  const soloKey = await teamKey(solo.session, soloTeam);
+  t.is((await call('leaveTeam', { as: solo.session, params: { team_id: soloTeam } })).status, 409);
+  t.is((await call('getBalance', { as: soloKey.key })).status, 200);
 });
 
 test.serial('a dead webhook delivery of a team prediction is redelivered by a member with team_id (generate), by nobody without it', async (t) => {

@@ -298,7 +298,7 @@ test('the last owner can neither leave nor be demoted, even by two concurrent re
   t.deepEqual(members.filter((m) => m.role === 'owner').map((m) => m.user_id), [survivor.userId]);
 
   const viewer = await join(survivor, teamId, 'viewer');
-  t.deepEqual((await call(viewer, 'POST', `/app/teams/${teamId}/leave`)).body, { id: teamId, deleted: true });
+  t.deepEqual((await call(viewer, 'POST', `/app/teams/${teamId}/leave`)).body, { id: teamId, deleted: true, revoked_key_ids: [] });
   t.is((await call(viewer, 'GET', `/app/teams/${teamId}`)).status, 404);
 });
 

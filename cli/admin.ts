@@ -84,6 +84,8 @@ async function topup(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{
       actorUserId: null, actorRole: '', credential: 'cli', action: 'cli_topup', targetUserId: user.id, targetTeamId: null,
       params: { email: `user:${user.id}`, amount }, reason: reason.trim(), status: 200, clientAddress: null, requestId: null, now,
     }));
+    // erased between the lookup and the move: nothing was credited
+    if (!move) return { code: 1, out: `no account with the email ${email}: register it first` };
     return { code: 0, out: `${user.email} (id ${user.id}): +${amount} credits, balance ${move.balance} (ledger row ${move.transactionId})` };
   } finally {
     await db.destroy();

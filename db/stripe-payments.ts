@@ -6,7 +6,7 @@
 // when the funds are reinstated. The unique keys are what make a webhook delivered twice, or a
 // refund made here and reported again by Stripe, move credit once.
 import type { Knex } from 'knex';
-import { creditWallet, debitWallet, lockWallet } from './wallet/moves.ts';
+import { creditWallet, debitWallet, lockLiveWallet, lockWallet } from './wallet/moves.ts';
 import { lastLedgerId, walletOf } from './wallet/ledger.ts';
 import type { Owner } from '../lib/caller.ts';
 import { isDuplicateKey } from './errors.ts';
@@ -122,27 +122,41 @@ export interface Purchase {
 }
 
 export type PurchaseOutcome =
-  | { outcome: 'credited'; paymentId: number; balance: number; transactionId: number }
+  /** `forDeletedTeam`: bought for this team, deleted before the payment arrived, so the buyer's own wallet was credited */
+  | { outcome: 'credited'; paymentId: number; balance: number; transactionId: number; forDeletedTeam?: number }
   /** this Checkout Session was credited before: nothing moved */
   | { outcome: 'duplicate' }
-  /** the account is missing or erased, or the team deleted: nothing is credited (an erased account's tombstone is never credited) */
+  /**
+   * the account is missing or erased (`account`), or the team was deleted and its buyer's account
+   * is erased too (`team`): nothing is credited (an erased account's tombstone is never credited)
+   */
   | { outcome: 'no-account'; gone: 'account' | 'team' };
 
-/** Credits a completed checkout once: its `stripe_payments` row and its `purchase` ledger row, one transaction. */
+/**
+ * Credits a completed checkout once: its `stripe_payments` row and its `purchase` ledger row, one
+ * transaction. A team's purchase credits the team even if its buyer was erased since; one paid
+ * after the team was deleted credits the buyer's own wallet instead (`forDeletedTeam`; the ledger
+ * row says so, and the purchase is recorded as the buyer's, so a refund of it takes from there).
+ */
 export async function recordPurchase(db: Knex, p: Purchase): Promise<PurchaseOutcome> {
-  const payer: Owner = { userId: p.userId, teamId: p.teamId };
   return withLockRetry(() => db.transaction(async (trx): Promise<PurchaseOutcome> => {
     // a redelivery of a session credited before the wallet went is still a duplicate
     if (await trx('stripe_payments').where('checkout_session_id', p.checkoutSessionId).first('id')) return { outcome: 'duplicate' };
-    // the buyer's own wallet must be live; a team's purchase credits the team even if its buyer was erased since
-    const buyer = trx('users').where('id', p.userId);
-    if (p.teamId === null) buyer.whereNull('deleted_at');
-    if (!(await buyer.first('id'))) return { outcome: 'no-account', gone: 'account' };
-    if (p.teamId !== null && !(await trx('teams').where('id', p.teamId).whereNull('deleted_at').first('id'))) return { outcome: 'no-account', gone: 'team' };
+    // the user's row before the team's, the order every move locks wallets in (compareWallets)
+    const buyerLive = await lockLiveWallet(trx, { userId: p.userId, teamId: null });
+    let payer: Owner = { userId: p.userId, teamId: p.teamId };
+    let forDeletedTeam: number | undefined;
+    if (p.teamId === null) {
+      if (!buyerLive) return { outcome: 'no-account', gone: 'account' };
+    } else if (!(await lockLiveWallet(trx, payer))) {
+      if (!buyerLive) return { outcome: 'no-account', gone: 'team' };
+      forDeletedTeam = p.teamId;
+      payer = { userId: p.userId, teamId: null };
+    }
     let paymentId: number;
     try {
       const [id] = await trx('stripe_payments').insert({
-        user_id: p.userId, team_id: p.teamId, checkout_session_id: p.checkoutSessionId, payment_intent_id: p.paymentIntentId, customer_id: p.customerId,
+        user_id: p.userId, team_id: payer.teamId, checkout_session_id: p.checkoutSessionId, payment_intent_id: p.paymentIntentId, customer_id: p.customerId,
         amount: p.amount, currency: p.currency, credits: p.credits, created_at: p.now,
       });
       paymentId = num(id);
@@ -150,9 +164,12 @@ export async function recordPurchase(db: Knex, p: Purchase): Promise<PurchaseOut
       if (isDuplicateKey(err)) return { outcome: 'duplicate' };
       throw err;
     }
-    const balance = await creditWallet(trx, payer, p.credits, 'purchase', `Stripe payment ${p.paymentIntentId ?? p.checkoutSessionId}`, p.now, { ref: `stripe-payment-${paymentId}` });
-    if (p.customerId && p.recordCustomer) await recordCustomer(trx, payer, p.customerId);
-    return { outcome: 'credited', paymentId, balance, transactionId: await lastLedgerId(trx, payer) };
+    const what = `Stripe payment ${p.paymentIntentId ?? p.checkoutSessionId}`;
+    const description = forDeletedTeam === undefined ? what : `${what}, bought for team ${forDeletedTeam}, which was deleted before the payment arrived: credited to your own wallet`;
+    const balance = await creditWallet(trx, payer, p.credits, 'purchase', description, p.now, { ref: `stripe-payment-${paymentId}` });
+    // the customer of a deleted team's checkout is the team's, not the buyer's
+    if (p.customerId && p.recordCustomer && forDeletedTeam === undefined) await recordCustomer(trx, payer, p.customerId);
+    return { outcome: 'credited', paymentId, balance, transactionId: await lastLedgerId(trx, payer), ...(forDeletedTeam === undefined ? {} : { forDeletedTeam }) };
   }));
 }
 
@@ -172,7 +189,11 @@ export type RefundApplied =
   | { outcome: 'applied' | 'duplicate'; userId: number; credits: number; balance: number };
 
 export type RefundReversed =
-  | { outcome: 'reversed'; userId: number; credits: number }
+  /**
+   * `teamDeleted`: the team the purchase credited was deleted since, so the credits went to the
+   * buyer's own wallet, or `nowhere` (`credits` 0) when the buyer's account was erased too
+   */
+  | { outcome: 'reversed'; userId: number; credits: number; teamDeleted?: { team: number; to: 'buyer' | 'nowhere' } }
   /** no such refund recorded, or already given back */
   | { outcome: 'none' };
 
@@ -194,6 +215,8 @@ export async function reverseStripeRefund(
     : unseen ? { userId: unseen.payment.userId, teamId: unseen.payment.teamId } : undefined;
   if (!payer) return { outcome: 'none' };
   return withLockRetry(() => db.transaction(async (trx): Promise<RefundReversed> => {
+    // a team's purchase: the buyer's row first (users before teams, compareWallets), in case the team is gone
+    const buyerLive = payer.teamId === null ? true : await lockLiveWallet(trx, { userId: payer.userId, teamId: null });
     await lockWallet(trx, payer);
     if (!row && unseen && !(await trx('stripe_refunds').where('refund_id', refundId).first('id'))) {
       await trx('stripe_refunds').insert({
@@ -205,8 +228,18 @@ export async function reverseStripeRefund(
     const n = await trx('stripe_refunds').where('refund_id', refundId).whereNull('reversed_at').update({ reversed_at: now });
     if (affected(n) !== 1) return { outcome: 'none' };
     const { credits } = await trx('stripe_refunds').where('refund_id', refundId).first<{ credits: number | string }>('credits');
+    const ref = `${refundId.slice(0, 55)}-reversed`;
+    if (payer.teamId !== null && !(await lockLiveWallet(trx, payer))) {
+      // a deleted team is credited nothing: its buyer's own wallet is, as a purchase paid after the deletion would be
+      if (!buyerLive) return { outcome: 'reversed', userId: payer.userId, credits: 0, teamDeleted: { team: payer.teamId, to: 'nowhere' } };
+      const own: Owner = { userId: payer.userId, teamId: null };
+      if (num(credits) > 0) {
+        await creditWallet(trx, own, num(credits), 'payment_refund', `${description}, taken from team ${payer.teamId}, which was deleted since: given back to your own wallet`, now, { ref });
+      }
+      return { outcome: 'reversed', userId: payer.userId, credits: num(credits), teamDeleted: { team: payer.teamId, to: 'buyer' } };
+    }
     const exists = await walletRowExists(trx, payer);
-    if (num(credits) > 0 && exists) await creditWallet(trx, payer, num(credits), 'payment_refund', description, now, { ref: `${refundId.slice(0, 55)}-reversed` });
+    if (num(credits) > 0 && exists) await creditWallet(trx, payer, num(credits), 'payment_refund', description, now, { ref });
     return { outcome: 'reversed', userId: payer.userId, credits: exists ? num(credits) : 0 };
   }));
 }

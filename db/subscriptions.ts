@@ -14,7 +14,7 @@ import { affected, num, numOrNull } from './knex.ts';
 import { isDuplicateKey } from './errors.ts';
 import { withLockRetry } from './retry.ts';
 import { appendLedger, walletOf } from './wallet/ledger.ts';
-import { creditWallet, lockWallet } from './wallet/moves.ts';
+import { creditWallet, lockLiveWallet, lockWallet } from './wallet/moves.ts';
 import type { Owner } from '../lib/caller.ts';
 import { grantAdded, recountGrants } from './wallet/grants.ts';
 import { ownerKey } from '../lib/caller.ts';
@@ -88,12 +88,14 @@ async function grantPeriod(trx: Knex, sub: { id: number; userId: number; teamId:
 
 export type SetOutcome = { outcome: 'ok'; subscription: Subscription } | { outcome: 'already-active' | 'not-active' | 'wallet-gone'; subscription?: Subscription };
 
-/** A deleted team, or an erased account (README "Deleting an account"), is credited no more. */
+/**
+ * A deleted team, or an erased account (README "Deleting an account"), is credited no more. Read
+ * under the wallet row's lock: a deletion committed after a plain read said it was live would
+ * otherwise get the grant, and the deletion waits for this transaction (then refuses a team that
+ * holds credit).
+ */
 async function walletGone(trx: Knex, payer: Owner): Promise<boolean> {
-  const r = payer.teamId === null
-    ? await trx('users').where('id', payer.userId).first<{ deleted_at: number | null } | undefined>('deleted_at')
-    : await trx('teams').where('id', payer.teamId).first<{ deleted_at: number | null } | undefined>('deleted_at');
-  return r === undefined || (r.deleted_at !== null && r.deleted_at !== undefined);
+  return !(await lockLiveWallet(trx, payer));
 }
 
 /** A paid subscription Checkout Session, as the Stripe webhook reports it. */

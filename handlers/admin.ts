@@ -50,6 +50,8 @@ export const adminTopup: Handler<'adminTopup'> = async ({ app, query, body, audi
     user_id: user.id, email: user.email, team_id: payer.teamId, amount: body.amount, balance: move.balance, held: move.held, transaction_id: move.transactionId,
   });
   const move = await adminTopUp(app.db, payer, body.amount, body.reason?.trim() || 'top-up', app.clock(), idempotency && ((trx, m) => idempotency.completeWithin(trx, answer(m))));
+  // deleted or erased since walletFor found it: credit never lands on a wallet that is gone
+  if (!move) throw new NotFoundError(payer.teamId === null ? 'no account with this email' : 'team not found, or this user is not a member of it');
   return answer(move);
 };
 

@@ -7,7 +7,7 @@
 import type { Handler } from './types.ts';
 import type { App } from '../lib/context.ts';
 import { BalanceLimitError, ConflictError, InvalidInputError, NotFoundError, UnavailableError } from '../lib/errors.ts';
-import { creditsForPayment, creditsForRefund, idOf, listData, refundIdempotencyKey, stripeCall, stripeClient, stripeSdk, webhookSecret } from '../lib/stripe.ts';
+import { creditsForPayment, creditsForRefund, endStripeSubscription, idOf, listData, refundIdempotencyKey, stripeCall, stripeClient, stripeSdk, webhookSecret } from '../lib/stripe.ts';
 import type { Stripe } from '../lib/stripe.ts';
 import { findUserByEmail, findUserById, normaliseEmail } from '../db/users.ts';
 import {
@@ -166,6 +166,14 @@ async function subscriptionStarted(app: App, event: Stripe.Event, s: Stripe.Chec
     app.log.error({
       stripeEvent: event.id, session: s.id, subscription: stripeSubscription, invoice: idOf(s.invoice) ?? null, customer, ...target.payer, plan: target.plan, amount, currency,
     }, 'stripe_payment_unmatched: a paid subscription checkout arrived after Stripe reported its subscription deleted; it started nothing and is recorded as unapplied: refund it, or activate the plan by hand (adminManageSubscription)');
+    return 'unmatched';
+  }
+  if (out.outcome === 'wallet-gone' && stripeSubscription) {
+    // nothing here will ever pay out of it, and nobody can reach its billing portal: Stripe would charge it every period
+    await endStripeSubscription(app, stripeSubscription, { ...target.payer, session: s.id });
+    app.log.error({
+      stripeEvent: event.id, session: s.id, subscription: stripeSubscription, invoice: idOf(s.invoice) ?? null, customer, ...target.payer, plan: target.plan, amount, currency,
+    }, 'stripe_payment_unmatched: a paid subscription checkout started nothing, because its wallet (the team or the account) is gone; it is recorded as unapplied and its Stripe subscription was cancelled at Stripe: refund its first payment in Stripe\'s dashboard');
     return 'unmatched';
   }
   if (out.outcome === 'already-active' || out.outcome === 'wallet-gone') {
@@ -389,13 +397,30 @@ async function checkoutPaid(app: App, event: Stripe.Event, s: Stripe.Checkout.Se
   }
   if (out.outcome === 'no-account') {
     return unmatched({ team: teamOf(s.metadata) },
-      `the paid checkout's wallet is gone (${out.gone === 'team' ? 'the team was deleted' : 'the account was erased'}); nothing was credited: refund it in Stripe's dashboard`);
+      `the paid checkout's wallet is gone (${out.gone === 'team' ? 'the team was deleted and the account of the member who bought it erased' : 'the account was erased'}); nothing was credited: refund it in Stripe's dashboard`);
   }
-  if (out.outcome === 'credited') app.log.info({ stripeEvent: event.id, session: s.id, userId, credits }, 'stripe purchase credited');
+  if (out.outcome === 'credited' && out.forDeletedTeam !== undefined) {
+    app.log.warn({ stripeEvent: event.id, session: s.id, userId, team: out.forDeletedTeam, credits },
+      'stripe purchase credited to its buyer\'s own wallet: the team it was bought for was deleted before the payment arrived');
+  } else if (out.outcome === 'credited') app.log.info({ stripeEvent: event.id, session: s.id, userId, credits }, 'stripe purchase credited');
   return out.outcome;
 }
 
 const APPLIES = new Set(['succeeded', 'pending']);
+
+/**
+ * Logs credits a failed refund or a won dispute gave back. A team deleted since is credited
+ * nothing: they went to the buyer's own wallet, or, the buyer's account erased too, nowhere, and
+ * the money the customer paid is still with the operator, who refunds it.
+ */
+function givenBack(app: App, fields: Record<string, unknown>, teamDeleted: { team: number; to: 'buyer' | 'nowhere' } | undefined, what: string, message: string): void {
+  if (teamDeleted === undefined) app.log.warn(fields, message);
+  else if (teamDeleted.to === 'buyer') app.log.warn({ ...fields, team: teamDeleted.team }, `${what}: its credits were given back to the buyer's own wallet, as the team they were taken from was deleted since`);
+  else {
+    app.log.error({ ...fields, team: teamDeleted.team },
+      `stripe_payment_unmatched: ${what}, but the team whose purchase it was is deleted and the account of the member who bought it erased: nothing was credited; refund the payment in Stripe's dashboard`);
+  }
+}
 
 async function refundReported(app: App, event: Stripe.Event, refund: Stripe.Refund, payment: StripePayment | undefined): Promise<AckStatus> {
   // a refund inside a charge.refunded event, or listed by Stripe for it, is checked here
@@ -411,7 +436,7 @@ async function refundReported(app: App, event: Stripe.Event, refund: Stripe.Refu
       const unseen = p && { payment: p, chargeId: idOf(refund.charge) ?? '', amount: refund.amount, currency: refund.currency };
       const back = await reverseStripeRefund(app.db, refund.id, `Stripe refund ${refund.id} ${refund.status}: credits given back`, app.clock(), unseen);
       if (back.outcome === 'reversed') {
-        app.log.warn({ refund: refund.id, status: refund.status, userId: back.userId, credits: back.credits }, 'stripe refund failed or was cancelled; its credits were given back');
+        givenBack(app, { refund: refund.id, status: refund.status, userId: back.userId, credits: back.credits }, back.teamDeleted, 'stripe refund failed or was cancelled', 'stripe refund failed or was cancelled; its credits were given back');
         return 'refund_reversed';
       }
     }
@@ -456,7 +481,7 @@ async function disputeReported(app: App, event: Stripe.Event, dispute: Stripe.Di
     const back = await reverseStripeRefund(app.db, dispute.id, `Stripe dispute ${dispute.id}: funds reinstated, credits given back`, app.clock(),
       { payment, chargeId, amount: dispute.amount, currency: dispute.currency, source: 'dispute' });
     if (back.outcome !== 'reversed') return 'ignored';
-    app.log.warn({ ...ids, credits: back.credits }, 'stripe dispute funds reinstated: the credits it took were given back');
+    givenBack(app, { ...ids, credits: back.credits }, back.teamDeleted, 'stripe dispute funds reinstated', 'stripe dispute funds reinstated: the credits it took were given back');
     return 'refund_reversed';
   }
   const applied = await applyStripeRefund(app.db, payment, {

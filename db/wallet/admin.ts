@@ -6,7 +6,7 @@ import type { Owner } from '../../lib/caller.ts';
 import { num } from '../knex.ts';
 import { withLockRetry } from '../retry.ts';
 import { lastLedgerId, walletOf } from './ledger.ts';
-import { creditWallet, debitWallet, lockWallet, studioOwner } from './moves.ts';
+import { creditWallet, debitWallet, lockLiveWallet, lockWallet, studioOwner } from './moves.ts';
 import { pseudonymiseText } from '../pseudonymise.ts';
 
 /** The outcome of an administrator's move on a wallet: the wallet after it and its ledger row. */
@@ -25,11 +25,14 @@ export type WithMove<M> = (trx: Knex, move: M) => Promise<void>;
 /**
  * An administrator's top-up (`topup` row), one transaction (`within` included). The description
  * is staff's text: an address in it is written as the account it names (db/pseudonymise.ts), as in
- * a deduction's and a refund's, so no wallet's ledger keeps a person's address.
+ * a deduction's and a refund's, so no wallet's ledger keeps a person's address. undefined, nothing
+ * moved, when the wallet is gone (a team deleted, an account erased) by the time its row is locked.
  */
-export async function adminTopUp(db: Knex, payer: Owner, amount: number, typed: string, now: number, within?: WithMove<AdminMove>): Promise<AdminMove> {
+export async function adminTopUp(db: Knex, payer: Owner, amount: number, typed: string, now: number, within?: WithMove<AdminMove>): Promise<AdminMove | undefined> {
   const description = await pseudonymiseText(db, typed);
   return withLockRetry(() => db.transaction(async (trx) => {
+    // the caller found it live before this transaction; a deletion may have committed since
+    if (!(await lockLiveWallet(trx, payer))) return undefined;
     await creditWallet(trx, payer, amount, 'topup', description, now);
     const move = { ...await walletOf(trx, payer), transactionId: await lastLedgerId(trx, payer) };
     await within?.(trx, move);

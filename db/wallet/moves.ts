@@ -35,6 +35,17 @@ export async function lockWallet(trx: Knex, payer: Owner): Promise<void> {
 }
 
 /**
+ * Whether the wallet's row is live, read under its lock (`FOR UPDATE`: the newest committed row,
+ * and the deletion of a team or the erasure of an account waits for this transaction), so credit
+ * never lands on a wallet whose deletion committed after a plain read said it was live.
+ */
+export async function lockLiveWallet(trx: Knex, payer: Owner): Promise<boolean> {
+  const row = await trx(payer.teamId === null ? 'users' : 'teams').where('id', payer.teamId ?? payer.userId).forUpdate()
+    .first<{ deleted_at: number | string | null } | undefined>('deleted_at');
+  return row !== undefined && (row.deleted_at === null || row.deleted_at === undefined);
+}
+
+/**
  * `submit_seq = submit_seq + 1`: a wallet's count of recorded submits (migration 20261128_0101),
  * raised by every transaction that records submits the generation limits count, by their number
  * (or more: a refused free submit's lockWallet still raises it), in the statement that locks the

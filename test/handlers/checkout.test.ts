@@ -204,29 +204,69 @@ test.serial('a plan sold online starts with a subscription checkout; the portal\
   t.deepEqual((await deliver(event('customer.subscription.deleted', subscription('price_pro', 'canceled')))).result, { status: 'ignored' });
 });
 
-test.serial('a top-up paid after its account was erased or its team deleted credits no tombstone and is logged for the operator', async (t) => {
+test.serial('a top-up paid after its account was erased credits no tombstone and is logged for the operator', async (t) => {
   const acct = await newAccount(gw);
   const stripe = stripeCreatesSession();
   t.is((await callOperation(gw, 'createCheckoutSession', { as: acct.session, body: { amount: 500 } })).status, 200);
-  const owner = await newAccount(gw);
-  const teamId = await teamOf(owner);
-  const forTeam = stripeCreatesSession();
-  t.is((await callOperation(gw, 'createCheckoutSession', { as: owner.session, query: { team_id: teamId }, body: { amount: 2000 } })).status, 200);
-  // the account is erased and the team deleted while Stripe's payment pages are open
+  // the account is erased while Stripe's payment page is open
   t.like(await eraseAccount(gw.app.db, acct.userId, Date.now(), { immediate: true }), { kind: 'erased' });
-  t.is((await callOperation(gw, 'deleteTeam', { as: owner.session, params: { team_id: teamId } })).status, 200);
 
   const before = logs.lines.length;
   const paid = paidSession(stripe.id, stripe.sent[0]!);
   t.deepEqual((await deliver(paid)).result, { status: 'unmatched' });
-  const paidTeam = paidSession(forTeam.id, forTeam.sent[0]!);
-  t.deepEqual((await deliver(paidTeam)).result, { status: 'unmatched' });
   t.is(await balance('users', acct.userId), 0, 'an erased account is credited nothing');
   t.is(Number((await gw.app.db('credit_transactions').where({ user_id: acct.userId, kind: 'purchase' }).count({ n: '*' }))[0]!.n), 0);
-  t.is((await gw.app.db('stripe_payments').whereIn('checkout_session_id', [stripe.id, forTeam.id])).length, 0);
+  t.is((await gw.app.db('stripe_payments').where({ checkout_session_id: stripe.id })).length, 0);
   const unmatched = logs.parsed<{ msg: string; session?: string }>().slice(before).filter((l) => l.msg.startsWith('stripe_payment_unmatched'));
-  t.deepEqual(unmatched.map((l) => l.session), [stripe.id, forTeam.id], 'each paid session is named for the operator');
-  t.true(unmatched.every((l) => /erased|deleted/.test(l.msg)), unmatched.map((l) => l.msg).join('\n'));
+  t.deepEqual(unmatched.map((l) => l.session), [stripe.id], 'the paid session is named for the operator');
+  t.regex(unmatched[0]!.msg, /erased/);
+});
+
+test.serial('a team top-up paid after the team was deleted credits its buyer\'s own wallet, saying so; the deleted team gets nothing', async (t) => {
+  const owner = await newAccount(gw);
+  const teamId = await teamOf(owner);
+  const forTeam = stripeCreatesSession();
+  t.is((await callOperation(gw, 'createCheckoutSession', { as: owner.session, query: { team_id: teamId }, body: { amount: 2000 } })).status, 200);
+  // the team is deleted while Stripe's payment page is open
+  t.is((await callOperation(gw, 'deleteTeam', { as: owner.session, params: { team_id: teamId } })).status, 200);
+
+  const before = logs.lines.length;
+  const paidTeam = paidSession(forTeam.id, forTeam.sent[0]!);
+  t.deepEqual((await deliver(paidTeam)).result, { status: 'credited' });
+  t.deepEqual((await deliver(paidTeam)).result, { status: 'duplicate' }, 'a redelivery credits nothing more');
+  t.is(await balance('teams', teamId), 0, 'a deleted team is credited nothing');
+  t.is(await balance('users', owner.userId), 20_000);
+  const row = await gw.app.db('credit_transactions').where({ user_id: owner.userId, kind: 'purchase' }).first();
+  t.is(row.team_id, null);
+  t.regex(row.description, new RegExp(`team ${teamId}.*deleted`));
+  // recorded as the personal wallet's purchase: a refund of it takes from there
+  t.like(await gw.app.db('stripe_payments').where({ checkout_session_id: forTeam.id }).first(), { user_id: owner.userId, team_id: null });
+  const listed = await callOperation<{ purchases: Array<{ checkout_session_id: string; credits: number }> }>(gw, 'listPurchases', { as: owner.session });
+  t.is(listed.status, 200);
+  t.like(listed.body.purchases[0], { checkout_session_id: forTeam.id, credits: 20_000 });
+  const told = logs.parsed<{ msg: string; session?: string; level: number }>().slice(before).filter((l) => l.session === forTeam.id);
+  t.is(told.length, 1);
+  t.regex(told[0]!.msg, /deleted/);
+});
+
+test.serial('a team top-up paid after the team was deleted and its buyer erased is credited nowhere and logged for the operator to refund', async (t) => {
+  const owner = await newAccount(gw);
+  const teamId = await teamOf(owner);
+  const buyer = await newAccount(gw);
+  await gw.app.db('team_members').insert({ team_id: teamId, user_id: buyer.userId, role: 'billing', created_at: Date.now() });
+  const forTeam = stripeCreatesSession();
+  t.is((await callOperation(gw, 'createCheckoutSession', { as: buyer.session, query: { team_id: teamId }, body: { amount: 500 } })).status, 200);
+  t.like(await eraseAccount(gw.app.db, buyer.userId, Date.now(), { immediate: true }), { kind: 'erased' });
+  t.is((await callOperation(gw, 'deleteTeam', { as: owner.session, params: { team_id: teamId } })).status, 200);
+
+  const before = logs.lines.length;
+  t.deepEqual((await deliver(paidSession(forTeam.id, forTeam.sent[0]!))).result, { status: 'unmatched' });
+  t.is(await balance('teams', teamId), 0);
+  t.is(await balance('users', buyer.userId), 0);
+  t.is((await gw.app.db('stripe_payments').where({ checkout_session_id: forTeam.id })).length, 0);
+  const unmatched = logs.parsed<{ msg: string; session?: string }>().slice(before).filter((l) => l.msg.startsWith('stripe_payment_unmatched'));
+  t.deepEqual(unmatched.map((l) => l.session), [forTeam.id]);
+  t.regex(unmatched[0]!.msg, /deleted.*erased.*refund/);
 });
 
 test.serial('a team top-up paid after its buyer\'s account was erased still credits the team, which is still there', async (t) => {
@@ -532,4 +572,23 @@ test.serial('deleting a team cancels every live Stripe subscription of its walle
   }
   t.is((await callOperation(gw, 'deleteTeam', { as: owner.session, params: { team_id: teamId } })).status, 200);
   t.deepEqual(cancelled.sort(), [started, unapplied].sort(), 'Stripe was asked to cancel both subscriptions');
+});
+
+test.serial('a plan checkout paid after its team was deleted starts nothing, credits nobody, and its Stripe subscription is cancelled at once', async (t) => {
+  const owner = await newAccount(gw);
+  const teamId = await teamOf(owner);
+  const stripe = stripeCreatesSession();
+  t.is((await callOperation(gw, 'createCheckoutSession', { as: owner.session, query: { team_id: teamId }, body: { plan: 'starter' } })).status, 200);
+  t.is((await callOperation(gw, 'deleteTeam', { as: owner.session, params: { team_id: teamId } })).status, 200);
+  const sub = uniqueName('sub');
+  const cancelled = nock(STRIPE).delete(`/v1/subscriptions/${sub}`).reply(200, { id: sub, object: 'subscription', status: 'canceled' });
+  const before = logs.lines.length;
+  t.deepEqual((await deliver(paidSession(stripe.id, stripe.sent[0]!, { amount_total: 1000, subscription: sub, payment_intent: null }))).result, { status: 'unmatched' });
+  t.true(cancelled.isDone(), 'Stripe was asked to cancel the subscription');
+  t.is(await balance('teams', teamId), 0);
+  t.is(await balance('users', owner.userId), 0);
+  t.like(await gw.app.db('stripe_subscription_checkouts').where({ checkout_session_id: stripe.id }).first(), { outcome: 'unapplied' });
+  const errors = logs.parsed<{ msg: string; level: number; session?: string }>().slice(before).filter((l) => l.session === stripe.id && l.level >= 50);
+  t.is(errors.length, 1);
+  t.regex(errors[0]!.msg, /gone.*cancelled at Stripe.*refund/);
 });

@@ -4239,20 +4239,21 @@ export interface components {
             id: number;
             /** @description What moved the credit, e.g. `signup` (sign-up credit), `topup` (a purchase or an admin top-up), `prediction` (a completed prediction's charge), `refund`, `adjustment` (an admin correction or deduction), `studio_revenue` (a whitelabel studio owner's markup on an end user's charged run; negative when a refund of that run takes it back). Open-ended: new kinds may appear, so treat an unknown one as a plain credit move. */
             kind: string;
-            /** @description Signed amount in credits; positive adds credit, negative removes it. */
-            amount: number;
-            /** @description Balance in credits after this transaction. */
-            balance_after: number;
-            description: string;
+            /** @description Signed amount in credits; positive adds credit, negative removes it. Null, in a team's ledger read by a member whose role lacks `read_balance`, on a row of no prediction (a top-up, a purchase, a plan's grant…): what was put into the wallet is the balance's business. */
+            amount: number | null;
+            /** @description Balance in credits after this transaction. Null in a team's ledger read by a member whose role lacks `read_balance` (as `balance` in getTeam). */
+            balance_after: number | null;
+            /** @description Null where `amount` is (a row of no prediction read without `read_balance`). */
+            description: string | null;
             /** @description The prediction charged or refunded, if any. */
             request_id: string | null;
             /** @description The account that caused the move (in a team's ledger, the member; for an admin action, the account it was applied to). */
             user_id: number;
             /** Format: date-time */
             created_at: string;
-            /** @description On a `hold` and its charge (`prediction`), the model's list price before any discount; null on other rows and on holds older than discounts. */
+            /** @description On a `hold` and its charge (`prediction`), the model's list price before any discount; null on other rows, on holds older than discounts, and in a team's ledger read without `read_balance` (the team's discounts are not shown to it). */
             list_price?: number | null;
-            /** @description On a `hold` and its charge, the percent taken off `list_price` by the wallet's discount; null when none applied. */
+            /** @description On a `hold` and its charge, the percent taken off `list_price` by the wallet's discount; null when none applied, and without `read_balance` as `list_price`. */
             discount_percent?: number | null;
             /** @description On a `hold`, the credits held; on a charge (`prediction`), the credits charged (the list price after the discount, rounded down, never below 1 credit unless the discount is 100 %); null on other rows. */
             charged?: number | null;

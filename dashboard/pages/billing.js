@@ -41,6 +41,9 @@ export function money(minor, currency) {
 /** Credits an amount buys at the operator's rate. */
 const creditsFor = (minor, p) => Math.floor((minor * p.credits_per_unit) / 10 ** digitsOf(p.currency));
 
+/** A ledger figure the team role may not read (it lacks read_balance: the API sends null). */
+const hiddenCell = html`<span title="Your role in this team cannot see the balance">—</span>`;
+
 function useLoad(path, deps = []) {
   const [state, setState] = useState({ loading: true });
   const load = () => api('GET', path, { team: true }).then((r) => setState({ data: r.body }), (err) => setState({ error: err }));
@@ -240,9 +243,9 @@ export function Billing({ site }) {
         <tbody>${ledger.items.map((t) => html`<tr data-kind=${t.kind}>
           <td>${when(t.created_at)}</td>
           <td>${kindWord(t.kind)}</td>
-          <td class=${t.amount < 0 ? 'num minus' : 'num'}>${t.amount > 0 ? '+' : ''}${credits(t.amount)}<small>${usd(t.amount)}</small></td>
-          <td class="num">${credits(t.balance_after)}<small>${usd(t.balance_after)}</small></td>
-          <td>${t.description}</td>
+          <td class=${t.amount < 0 ? 'num minus' : 'num'}>${t.amount === null ? hiddenCell : html`${t.amount > 0 ? '+' : ''}${credits(t.amount)}<small>${usd(t.amount)}</small>`}</td>
+          <td class="num">${t.balance_after === null ? hiddenCell : html`${credits(t.balance_after)}<small>${usd(t.balance_after)}</small>`}</td>
+          <td>${t.description ?? ''}</td>
           <td>${t.request_id ? html`<a href=${`#/history?id=${encodeURIComponent(t.request_id)}`}><code>${t.request_id.slice(0, 12)}…</code></a>` : ''}</td>
         </tr>`)}</tbody></table></div>`}
     <${Pager} data=${ledger} onPage=${setPage} label="Transaction pages" />`;

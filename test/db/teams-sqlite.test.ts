@@ -84,3 +84,16 @@ test('a removed member\'s team keys are revoked with the removal on SQLite; anot
   t.is((await balance(theirs.key)).statusCode, 401);
   t.is((await balance(owners.key)).statusCode, 200);
 });
+
+test('a viewer reads the team ledger on SQLite without the balance or the top-up\'s amount', async (t) => {
+  const { creditTeam } = await import('../../db/wallet/moves.ts');
+  const owner = await newAccount(gw);
+  const viewer = await newAccount(gw);
+  const as = (who: { session: string }) => ({ authorization: `Bearer ${who.session}` });
+  const teamId = ((await gw.server.inject({ method: 'POST', url: '/app/teams', headers: as(owner), payload: { name: 'Local ledger' } })).result as { id: number }).id;
+  await gw.app.db('team_members').insert({ team_id: teamId, user_id: viewer.userId, role: 'viewer', created_at: Date.now() });
+  await gw.app.db.transaction((trx) => creditTeam(trx, teamId, owner.userId, 70, 'topup', 'test credit', Date.now()));
+  const read = async (who: { session: string }) => (await gw.server.inject({ method: 'GET', url: `/app/credit_transactions?team_id=${teamId}`, headers: as(who) })).result as { items: Array<Record<string, unknown>> };
+  t.like((await read(owner)).items[0], { kind: 'topup', amount: 70, balance_after: 70, description: 'test credit' });
+  t.like((await read(viewer)).items[0], { kind: 'topup', amount: null, balance_after: null, description: null, user_id: owner.userId });
+});

@@ -392,3 +392,40 @@ test('an OAuth token acts for a team its owner is a member of, with the operatio
   t.is(created.status, 201);
   t.deepEqual(created.body.scopes, ['generate:write', 'keys:manage'], 'a key created by a token carries at most its scopes');
 });
+
+test.serial('the team ledger shows a member without read_balance its rows without the balance, discounts or what credited the wallet', async (t) => {
+  type Row = { kind: string; amount: number | null; balance_after: number | null; description: string | null; request_id: string | null; list_price: number | null; discount_percent: number | null; charged: number | null };
+  const ledger = async (as: string) => {
+    const res = await call<{ items: Row[]; total: number }>('listCreditTransactions', { as, query: { team_id: teamId, page_size: 100 } });
+    t.is(res.status, 200);
+    return res.body;
+  };
+  // a run on the team wallet: its hold and charge are rows too
+  const run = await call<{ request_id: string }>(MODEL, { as: dev.session, body: INPUT, query: { team_id: teamId } });
+  t.is(run.status, 200);
+  await completed(run.body.request_id);
+  const full = await ledger(dev.session);
+  const hidden = await ledger(viewer.session);
+  t.is(hidden.total, full.total, 'the viewer reads every row');
+  t.deepEqual(hidden.items.map((r) => r.kind), full.items.map((r) => r.kind));
+  t.true(full.items.some((r) => r.kind === 'topup' && r.amount === TEAM_CREDIT && r.description === 'test credit'));
+  t.true(full.items.some((r) => r.kind === 'prediction'));
+  t.true(full.items.every((r) => typeof r.balance_after === 'number'));
+  for (const [i, r] of hidden.items.entries()) {
+    const whole = full.items[i]!;
+    t.is(r.balance_after, null);
+    t.is(r.list_price, null);
+    t.is(r.discount_percent, null);
+    if (whole.request_id === null) {
+      // a top-up, purchase or grant: what was put in the wallet is the balance's business
+      t.is(r.amount, null);
+      t.is(r.description, null);
+    } else {
+      // a run's hold, charge or release: history the viewer reads anyway
+      t.like(r, { amount: whole.amount, description: whole.description, request_id: whole.request_id, charged: whole.charged });
+    }
+  }
+  // a team key holds read_balance: the whole row
+  const { key } = await teamKey(owner.session, teamId);
+  t.deepEqual((await ledger(key)).items, full.items);
+});

@@ -389,11 +389,11 @@ export const configSchema = Joi.object({
     .meta({ default: '`$PUBLIC_URL/auth/google_callback`' })
     .description('the redirect URI registered for the client'),
   AUTH_RATE_WINDOW_SECONDS: Joi.number().integer().min(1).max(24 * 3600).default(900)
-    .description('window of the login, code, reset and code-mail budgets (see [Rate limits](../api/credentials.md#rate-limits))'),
+    .description('window of the login, code, reset, code-mail and Google sign-in start budgets (see [Rate limits](../api/credentials.md#rate-limits))'),
   AUTH_RATE_PER_EMAIL: Joi.number().integer().min(1).max(1_000_000).default(10)
     .description('failed attempts per (email address, client address) per window, for each route group'),
   AUTH_RATE_PER_ADDRESS: Joi.number().integer().min(1).max(1_000_000).default(50)
-    .description('failed attempts per client address (IPv6: per /64) per window, for each route group; also code mails per client address'),
+    .description('failed attempts per client address (IPv6: per /64) per window, for each route group; also code mails and Google sign-in starts per client address'),
   AUTH_RATE_MAILS_PER_EMAIL: Joi.number().integer().min(1).max(1_000_000).default(10)
     .description('code mails (`request-otp`, `forgot-password`) per email address per window'),
   REGISTER_RATE_PER_ADDRESS: Joi.number().integer().min(1).max(1_000_000).default(10)

@@ -31,7 +31,8 @@ import type { AuditFields, AuthContext, AuthEvent } from './audit.ts';
 // others hammer the email, a success resets its (email, address) count, and successes never
 // count. The mailing routes (request-otp, forgot-password) count every request per email and per
 // address, so nobody can bury a mailbox in codes. Registration counts every request per address
-// (it costs a 32 MiB scrypt hash). The counters live in the database, so the limits hold across
+// (it costs a 32 MiB scrypt hash), and so does starting a Google sign-in (each start keeps a
+// state row). The counters live in the database, so the limits hold across
 // every API process. Operations name their budget in the spec (`x-rate-limit: <policy>`, one of
 // RATE_LIMIT_POLICIES below) and the route bridge applies it (withPolicies, below); the budgets
 // log nothing: a refusal is a BudgetExceededError, which withPolicies records as the `rate_limited` event.
@@ -169,6 +170,18 @@ export async function limitRegistrations(ctx: RateLimitContext): Promise<void> {
   if (byAddress > app.config.authRateLimit.registerPerAddress) refuse(ctx, REGISTER_WINDOW_SECONDS, windowStart, 'registration per address');
 }
 
+/**
+ * Counts one Google sign-in start (getGoogleUrl) from this client; 429 past AUTH_RATE_PER_ADDRESS per
+ * window. Each start keeps a state row for 10 minutes, so without a budget anyone could fill that table.
+ */
+export async function limitSignInStarts(ctx: RateLimitContext): Promise<void> {
+  const { app } = ctx;
+  const { windowSeconds, perAddress } = app.config.authRateLimit;
+  const address = clientAddress(ctx.request, app.config.trustedProxies);
+  const { windowStart, counts: [byAddress = 0] } = await hit(ctx, windowSeconds, [bucket('sign-in-start-addr', address)]);
+  if (byAddress > perAddress) refuse(ctx, windowSeconds, windowStart, 'sign-in starts per address');
+}
+
 /** Submits per minute per client address with an embed code that sets no limit of its own. */
 export const EMBED_RATE_PER_ADDRESS = 10;
 
@@ -261,6 +274,8 @@ export const RATE_LIMIT_POLICIES = {
   'reset-attempts': { email: true, admit: (ctx: RateLimitContext, email: string) => limitAttempts(ctx, 'reset', email) },
   'code-mails': { email: true, admit: (ctx: RateLimitContext, email: string) => limitMails(ctx, email) },
   registrations: { email: false, admit: (ctx: RateLimitContext) => limitRegistrations(ctx) },
+  // Google sign-in starts: each keeps a state row for 10 minutes; every request counts, per address.
+  'sign-in-starts': { email: false, admit: (ctx: RateLimitContext) => limitSignInStarts(ctx) },
   // Team invites mail whoever the body names: the same mail budgets as code mails, shared with them,
   // so no address can be flooded through either route.
   'invite-mails': { email: true, admit: (ctx: RateLimitContext, email: string) => limitMails(ctx, email) },

@@ -733,7 +733,7 @@ export interface paths {
         };
         /**
          * Get the Google sign-in URL
-         * @description Returns the URL that starts Google sign-in (OpenID Connect authorization-code flow with `state`, `nonce` and PKCE `S256`; the gateway keeps the state, nonce and code verifier for 10 minutes). Google redirects back to googleCallback with `code` and `state`. With `session=cookie` it also sets an HttpOnly, `SameSite=Lax` cookie holding the state, for 10 minutes, so that only this browser can finish the sign-in. 503 when Google sign-in is not configured (`GOOGLE_CLIENT_ID`, `GOOGLE_CLIENT_SECRET`) or Google cannot be reached.
+         * @description Returns the URL that starts Google sign-in (OpenID Connect authorization-code flow with `state`, `nonce` and PKCE `S256`; the gateway keeps the state, nonce and code verifier for 10 minutes). Google redirects back to googleCallback with `code` and `state`. Starts are rate-limited per client address (`AUTH_RATE_PER_ADDRESS` per `AUTH_RATE_WINDOW_SECONDS`, default 50 per 15 minutes); past that, the answer is 429 with `Retry-After`. With `session=cookie` it also sets an HttpOnly, `SameSite=Lax` cookie holding the state, for 10 minutes, so that only this browser can finish the sign-in. 503 when Google sign-in is not configured (`GOOGLE_CLIENT_ID`, `GOOGLE_CLIENT_SECRET`) or Google cannot be reached.
          */
         get: operations["getGoogleUrl"];
         put?: never;
@@ -9631,6 +9631,7 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyAttempts"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -477,3 +477,30 @@ test('on a studio\'s own domain the hand-off sets the session only in the browse
   t.is(again.statusCode, 400, again.payload);
   t.regex((again.result as { detail: string }).detail, /already used/);
 });
+
+test('starting a Google sign-in is limited per client address: past the budget 429 with Retry-After, and no state is kept', async (t) => {
+  // a window that starts one second before the gateway's clock, so the test never straddles two
+  const windowMs = 900_000;
+  const realStart = Date.now();
+  const clockStart = realStart - (realStart % windowMs) + windowMs + 1000;
+  const limited = await startGateway({
+    queue: 'memory',
+    clock: () => clockStart + (Date.now() - realStart),
+    env: { GOOGLE_CLIENT_ID: WEB.client_id, GOOGLE_CLIENT_SECRET: WEB.client_secret, GOOGLE_ISSUER: op.issuer, AUTH_RATE_PER_ADDRESS: '3' },
+  });
+  try {
+    const start = (remoteAddress: string) => limited.server.inject({ method: 'GET', url: '/auth/get-google-url', remoteAddress });
+    for (let i = 0; i < 3; i++) t.is((await start('10.40.0.1')).statusCode, 200);
+    const states = Number((await limited.app.db('oauth_states').count({ n: '*' }).first<{ n: number | string }>())!.n);
+    const refused = await start('10.40.0.1');
+    t.is(refused.statusCode, 429);
+    const retryAfter = Number(refused.headers['retry-after']);
+    t.true(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 900, String(refused.headers['retry-after']));
+    t.deepEqual(refused.result, { detail: `too many attempts, try again in ${retryAfter} seconds`, code: 'rate_limited' });
+    t.is(Number((await limited.app.db('oauth_states').count({ n: '*' }).first<{ n: number | string }>())!.n), states, 'a refused start keeps no state');
+    // another client is not held back
+    t.is((await start('10.40.0.2')).statusCode, 200);
+  } finally {
+    await limited.stop();
+  }
+});

@@ -5,7 +5,7 @@
 import type { Handler } from './types.ts';
 import type { AuditFields } from './audit.ts';
 import type { App } from '../lib/context.ts';
-import { ConflictError, NotFoundError, RoleRequiredError } from '../lib/errors.ts';
+import { ConflictError, NotFoundError, RoleRequiredError, ValidationFailedError } from '../lib/errors.ts';
 import { findLiveUserByEmail, findUserByEmail } from '../db/users.ts';
 import type { User } from '../db/users.ts';
 import { membership } from '../db/teams.ts';
@@ -110,8 +110,15 @@ export const adminUserInfo: Handler<'adminUserInfo'> = async ({ app, query, audi
   };
 };
 
-function epoch(at: string | undefined): number | undefined {
-  return at === undefined ? undefined : Date.parse(at);
+/**
+ * A `since` or `until` as epoch ms. The spec's date-time format admits a leap second (23:59:60),
+ * which no JavaScript date holds: 422 naming the parameter, not a query with NaN.
+ */
+function epoch(at: string | undefined, name: 'since' | 'until'): number | undefined {
+  if (at === undefined) return undefined;
+  const ms = Date.parse(at);
+  if (!Number.isFinite(ms)) throw new ValidationFailedError([{ loc: ['query', name], msg: 'must be a date and time such as 2026-11-29T06:00:00Z (a leap second cannot be used)', type: 'value_error' }]);
+  return ms;
 }
 
 /** GET /auth/admin_audit_log */
@@ -121,8 +128,8 @@ export const adminAuditLog: Handler<'adminAuditLog'> = async ({ app, query }) =>
     ...(query.actor_id === undefined ? {} : { actorUserId: query.actor_id }),
     ...(query.target_user_id === undefined ? {} : { targetUserId: query.target_user_id }),
     ...(query.action === undefined ? {} : { action: query.action }),
-    ...(query.since === undefined ? {} : { since: epoch(query.since) }),
-    ...(query.until === undefined ? {} : { until: epoch(query.until) }),
+    ...(query.since === undefined ? {} : { since: epoch(query.since, 'since') }),
+    ...(query.until === undefined ? {} : { until: epoch(query.until, 'until') }),
     page, pageSize: AUDIT_PAGE_SIZE,
   });
   return { items, page, page_size: AUDIT_PAGE_SIZE, total, has_more: page * AUDIT_PAGE_SIZE < total };

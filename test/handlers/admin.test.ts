@@ -285,6 +285,14 @@ test('the audit log is read and filtered by actor, target, action and time, newe
   t.deepEqual(redact({ email: 'a@b.c', new_password: 'x', nested: { token: 't', amount: 1 } }), { email: 'a@b.c', new_password: '[redacted]', nested: { token: '[redacted]', amount: 1 } });
 });
 
+test('an audit log bound no clock can hold (a leap second) is 422 naming it, not 500', async (t) => {
+  for (const name of ['since', 'until'] as const) {
+    const res = await callOperation<{ detail: Array<{ loc: string[] }> }>(gw, 'adminAuditLog', { as: as.admin.session, query: { [name]: '2026-06-30T23:59:60Z' } });
+    t.is(res.status, 422, JSON.stringify(res.body));
+    t.deepEqual(res.body.detail[0]!.loc, ['query', name]);
+  }
+});
+
 // ---------------------------------------------------------------- idempotency and races
 
 test('an idempotent retry of a top-up, a deduction and a refund moves money once; another body is 409', async (t) => {

@@ -79,10 +79,15 @@ export async function upsertDiscounts(db: Db, items: readonly NewDiscount[], now
   });
 }
 
-/** Every discount (newest first), or those of one user's own wallet, or of one team's. */
-export async function listDiscounts(db: Db, filter: { owner?: Owner } = {}): Promise<ModelDiscount[]> {
+/**
+ * Every discount (newest first), or those of one user's own wallet, or of one team's; with
+ * `before`, only ids below it, and at most `limit` of them.
+ */
+export async function listDiscounts(db: Db, filter: { owner?: Owner; before?: number; limit?: number } = {}): Promise<ModelDiscount[]> {
   const q = withEmail(db).orderBy('d.id', 'desc');
   if (filter.owner) q.where(ownerWhere(filter.owner, 'd'));
+  if (filter.before !== undefined) q.where('d.id', '<', filter.before);
+  if (filter.limit !== undefined) q.limit(filter.limit);
   return (await q as Array<Record<string, unknown>>).map(toDiscount);
 }
 

@@ -16,6 +16,9 @@ import type { components } from '../spec/v1.generated.ts';
 
 type View = components['schemas']['ModelDiscount'];
 
+/** The list of every wallet's discounts is read this many at a time (listModelDiscounts' `before`). */
+export const DISCOUNT_PAGE_SIZE = 100;
+
 const iso = (ms: number) => new Date(ms).toISOString();
 
 export function discountView(d: ModelDiscount): View {
@@ -42,7 +45,8 @@ export const listModelDiscounts: Handler<'listModelDiscounts'> = async ({ app, q
     audit.target_user_id = user.id;
     return (await listDiscounts(app.db, { owner: { userId: user.id, teamId: null } })).map(discountView);
   }
-  return (await listDiscounts(app.db)).map(discountView);
+  // every wallet's: a page at a time (one wallet's list is bounded by the catalog, one per model and *)
+  return (await listDiscounts(app.db, { limit: DISCOUNT_PAGE_SIZE, ...(query.before === undefined ? {} : { before: query.before }) })).map(discountView);
 };
 
 /** POST /auth/admin_model_discounts[?team_id=]: all the items are checked before any is stored. */

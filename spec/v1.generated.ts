@@ -993,7 +993,7 @@ export interface paths {
         };
         /**
          * List model discounts
-         * @description Lists model discounts, newest first, expired ones included: every one, or with `email` those of that user's own wallet, or with `team_id` those of that team's wallet. 404 for an unknown email or team. Roles: billing, admin.
+         * @description Lists model discounts, newest first, expired ones included: every one, 100 at a time (pass the last one's `id` as `before` for the next 100; an empty list is the end), or with `email` all of that user's own wallet, or with `team_id` all of that team's wallet (a wallet has at most one per model and one for `*`). 404 for an unknown email or team. Roles: billing, admin.
          */
         get: operations["listModelDiscounts"];
         put?: never;
@@ -10155,6 +10155,8 @@ export interface operations {
                 email?: string;
                 /** @description Only the discounts of this team's wallet. */
                 team_id?: number;
+                /** @description Without `email` and `team_id`, the next page of every discount, those with an `id` below this one (the last `id` of the previous page). Ignored with either. */
+                before?: number;
             };
             header?: {
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown or disabled slug is 404. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */

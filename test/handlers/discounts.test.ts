@@ -150,6 +150,38 @@ test('422 for bad bodies (percent 0 or 101, an unknown model, an expiry in the p
   t.is((await callOperation(gw, 'deleteModelDiscount', { as: as.billing.session, params: { discount_id: 999_999 } })).status, 404);
 });
 
+test.serial('the list of every discount is 100 a page, newest first: before (the last id of a page) reads the next, so no call reads the whole table', async (t) => {
+  const owner = await account();
+  const now = Date.now();
+  const rows = Array.from({ length: 105 }, (_, i) => ({
+    owner_key: `user:${owner.userId}`, user_id: owner.userId, team_id: null, model: `paging-${i}`, percent_off: 5, expires_at: null, reason: null, created_by: as.billing.userId, created_at: now, updated_at: now,
+  }));
+  await gw.app.db('model_discounts').insert(rows);
+  await gw.app.db('users').where({ id: owner.userId }).update({ discounts: rows.length });
+  const seen: number[] = [];
+  let before: number | undefined;
+  for (let pages = 0; pages < 1000; pages++) {
+    const res = await callOperation<Discount[]>(gw, 'listModelDiscounts', { as: as.billing.session, ...(before === undefined ? {} : { query: { before } }) });
+    t.is(res.status, 200, JSON.stringify(res.body));
+    t.true(res.body.length <= 100, `a page of ${res.body.length}`);
+    if (pages === 0) t.is(res.body.length, 100, 'the first page is full');
+    if (res.body.length === 0) break;
+    const ids = res.body.map((d) => d.id);
+    t.deepEqual(ids, [...ids].sort((a, b) => b - a), 'newest first');
+    if (before !== undefined) t.true(ids[0]! < before);
+    seen.push(...ids);
+    before = ids[ids.length - 1];
+  }
+  const mine = (await gw.app.db('model_discounts').where({ user_id: owner.userId }).select('id')).map((r: { id: number | string }) => Number(r.id));
+  t.true(mine.every((id) => seen.includes(id)), 'every discount is on some page');
+  t.is(new Set(seen).size, seen.length, 'none on two pages');
+  // one wallet's list is bounded by the catalog (one discount per model and *): whole, as before
+  t.is((await callOperation<Discount[]>(gw, 'listModelDiscounts', { as: as.billing.session, query: { email: owner.email } })).body.length, 105);
+  t.is((await callOperation(gw, 'listModelDiscounts', { as: as.billing.session, query: { before: 0 } })).status, 422);
+  await gw.app.db('model_discounts').where({ user_id: owner.userId }).delete();
+  await gw.app.db('users').where({ id: owner.userId }).update({ discounts: 0 });
+});
+
 test('precedence through the quote: the exact model wins over *, even when smaller; without it * applies; no stacking', async (t) => {
   const acct = await account(1_000);
   await upsert([{ email: acct.email, model: '*', percent_off: 50 }, { email: acct.email, model: SLUG, percent_off: 10 }]);

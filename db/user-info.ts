@@ -16,15 +16,22 @@ export async function openHolds(db: Db, userId: number) {
   return rows.map((r) => ({ request_id: String(r.id), model: String(r.model), status: String(r.status), amount: num(r.price), created_at: iso(r.created_at) }));
 }
 
+/**
+ * The most keys and teams one look-up reads: nothing bounds how many an account may create, and
+ * each team listed costs a subscription read too.
+ */
+export const USER_INFO_LIST_MAX = 100;
+
+/** The account's live teams, oldest first, at most USER_INFO_LIST_MAX. */
 export async function teamsOf(db: Db, userId: number) {
   const rows = await db('team_members').join('teams', 'teams.id', 'team_members.team_id').where('team_members.user_id', userId).whereNull('teams.deleted_at')
-    .orderBy('teams.id').select('teams.id', 'teams.name', 'team_members.role', 'teams.balance', 'teams.held') as Array<Record<string, unknown>>;
+    .orderBy('teams.id').limit(USER_INFO_LIST_MAX).select('teams.id', 'teams.name', 'team_members.role', 'teams.balance', 'teams.held') as Array<Record<string, unknown>>;
   return rows.map((r) => ({ id: num(r.id), name: String(r.name), role: String(r.role), balance: num(r.balance), held: num(r.held) }));
 }
 
-/** Every key the user created, revoked ones included; never a key value or digest. */
+/** The newest USER_INFO_LIST_MAX keys the user created, revoked ones included; never a key value or digest. */
 export async function keysOf(db: Db, userId: number) {
-  const rows = await db('api_keys').where('user_id', userId).orderBy('id', 'desc')
+  const rows = await db('api_keys').where('user_id', userId).orderBy('id', 'desc').limit(USER_INFO_LIST_MAX)
     .select('id', 'name', 'prefix', 'is_test', 'team_id', 'created_at', 'last_used_at', 'revoked_at') as Array<Record<string, unknown>>;
   return rows.map((r) => ({
     id: num(r.id), name: String(r.name), prefix: String(r.prefix), is_test: bool(r.is_test), team_id: numOrNull(r.team_id ?? null),
@@ -46,4 +53,10 @@ export async function deletionScheduledAt(db: Db, userId: number): Promise<strin
   const row = await db('users').where('id', userId).first() as Record<string, unknown> | undefined;
   const at = row?.deletion_scheduled_at ?? row?.scheduled_deletion_at ?? null;
   return at === null || at === undefined ? null : iso(at);
+}
+
+/** How many of the user's keys are not revoked, listed by keysOf or not. */
+export async function activeKeyCount(db: Db, userId: number): Promise<number> {
+  const row = await db('api_keys').where('user_id', userId).whereNull('revoked_at').count({ n: '*' }).first<{ n: number | string }>();
+  return num(row?.n ?? 0);
 }

@@ -12,7 +12,7 @@ import { membership } from '../db/teams.ts';
 import { adminDeduct, adminTopUp, refundPrediction } from '../db/wallet/admin.ts';
 import type { AdminMove, Refunded } from '../db/wallet/admin.ts';
 import type { Owner } from '../lib/caller.ts';
-import { deletionScheduledAt, keysOf, lastSignIn, openHolds, recentLedger, teamsOf } from '../db/user-info.ts';
+import { activeKeyCount, deletionScheduledAt, keysOf, lastSignIn, openHolds, recentLedger, teamsOf } from '../db/user-info.ts';
 import { listAdminAudit } from '../db/admin-audit.ts';
 import { subscriptionView } from './subscription-view.ts';
 import type { components } from '../spec/v1.generated.ts';
@@ -95,15 +95,15 @@ export const adminRefund: Handler<'adminRefund'> = async ({ app, caller, body, a
 /** GET /auth/admin_user_info?email= */
 export const adminUserInfo: Handler<'adminUserInfo'> = async ({ app, query, audit }) => {
   const user = await userByEmail(app, query.email, audit);
-  const [lastSignInAt, holds, teams, keys, ledger, deletion, subscription] = await Promise.all([
-    lastSignIn(app.db, user.id), openHolds(app.db, user.id), teamsOf(app.db, user.id), keysOf(app.db, user.id), recentLedger(app.db, user.id), deletionScheduledAt(app.db, user.id),
-    subscriptionView(app, { userId: user.id, teamId: null }),
+  const [lastSignInAt, holds, teams, keys, activeKeys, ledger, deletion, subscription] = await Promise.all([
+    lastSignIn(app.db, user.id), openHolds(app.db, user.id), teamsOf(app.db, user.id), keysOf(app.db, user.id), activeKeyCount(app.db, user.id), recentLedger(app.db, user.id),
+    deletionScheduledAt(app.db, user.id), subscriptionView(app, { userId: user.id, teamId: null }),
   ]);
   return {
     id: user.id, email: user.email, email_verified: user.emailVerified, role: user.role, created_at: user.createdAt,
     balance: user.balance, held: user.held,
     subscription,
-    api_key_count: keys.filter((k) => k.revoked_at === null).length,
+    api_key_count: activeKeys,
     deletion_scheduled_at: deletion, last_sign_in_at: lastSignInAt, open_holds: holds,
     teams: await Promise.all(teams.map(async (t) => ({ ...t, subscription: await subscriptionView(app, { userId: user.id, teamId: t.id }) }))) as components['schemas']['AdminUserInfoResponse']['teams'],
     api_keys: keys, recent_transactions: ledger,

@@ -873,7 +873,7 @@ export interface paths {
         };
         /**
          * Look up a user
-         * @description Returns the user with `email`: profile, role, wallet (`balance`, `held`), open holds (unfinished predictions and what each holds), teams with the user's role, API keys (never a key value), last sign-in, subscription, and the 20 newest rows of the personal ledger. 404 for an unknown email. Roles: support, billing, admin.
+         * @description Returns the user with `email`: profile, role, wallet (`balance`, `held`), open holds (unfinished predictions and what each holds), the first 100 teams with the user's role, the 100 newest API keys (never a key value) with `api_key_count` counting every key not revoked, last sign-in, subscription, and the 20 newest rows of the personal ledger. 404 for an unknown email. Roles: support, billing, admin.
          */
         get: operations["adminUserInfo"];
         put?: never;
@@ -5761,7 +5761,7 @@ export interface components {
             /** @description Credit held by running predictions. */
             held: number;
             subscription: components["schemas"]["SubscriptionResponse"];
-            /** @description Keys not revoked. */
+            /** @description Keys not revoked, all of them (`api_keys` lists the 100 newest). */
             api_key_count: number;
             /** Format: date-time */
             deletion_scheduled_at: string | null;

@@ -266,6 +266,22 @@ test('admin_user_info shows the profile, wallet, open holds, teams, keys without
   t.is(audit.length, 1);
 });
 
+test('admin_user_info reads at most the 100 newest keys and 100 teams, and counts every active key', async (t) => {
+  const acct = await account();
+  const now = Date.now();
+  await gw.app.db('api_keys').insert(Array.from({ length: 130 }, (_, i) => ({
+    user_id: acct.userId, name: `bulk-${i}`, prefix: `mg_bulk${i}`, key_hash: `${acct.userId}-${i}-`.padEnd(64, 'x'), is_test: true, created_at: now + i,
+    ...(i < 20 ? { revoked_at: now } : {}),
+  })));
+  for (let i = 0; i < 102; i++) await createTeam(gw.app.db, acct.userId, `Bulk ${i}`, now);
+  const res = await callOperation<{ api_key_count: number; api_keys: Array<{ name: string }>; teams: unknown[] }>(gw, 'adminUserInfo', { as: as.support.session, query: { email: acct.email } });
+  t.is(res.status, 200);
+  t.is(res.body.api_keys.length, 100);
+  t.is(res.body.api_keys[0]!.name, 'bulk-129', 'newest first');
+  t.is(res.body.api_key_count, 2 + 110, 'every active key is counted, listed or not');
+  t.is(res.body.teams.length, 100);
+});
+
 test('the audit log is read and filtered by actor, target, action and time, newest first, paged; secrets are redacted', async (t) => {
   const acct = await account();
   const started = new Date(Date.now() - 1000).toISOString();

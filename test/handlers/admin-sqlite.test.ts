@@ -56,3 +56,26 @@ test('on SQLite: impersonation, support links (the reset in one transaction) and
   t.deepEqual(await gw.app.db('api_keys').where({ user_id: acct.userId }), []);
   await assertLedger(t, gw.app.db);
 });
+
+test('on SQLite: the bounded staff reads (every discount a page at a time, a user\'s newest keys with their count) and the leap-second refusal', async (t) => {
+  const gw = await startGateway({ db: 'sqlite', queue: 'memory' });
+  t.teardown(() => gw.stop());
+  const admin = await newAccount(gw);
+  await gw.app.db('users').where({ id: admin.userId }).update({ role: 'admin' });
+  const acct = await newAccount(gw);
+  const email = String((await gw.app.db('users').where({ id: acct.userId }).first()).email);
+  const now = Date.now();
+  await gw.app.db('model_discounts').insert(Array.from({ length: 102 }, (_, i) => ({
+    owner_key: `user:${acct.userId}`, user_id: acct.userId, team_id: null, model: `paging-${i}`, percent_off: 5, expires_at: null, reason: null, created_by: admin.userId, created_at: now, updated_at: now,
+  })));
+  await gw.app.db('users').where({ id: acct.userId }).update({ discounts: 102 });
+  const first = await callOperation<Array<{ id: number }>>(gw, 'listModelDiscounts', { as: admin.session });
+  t.is(first.body.length, 100);
+  const next = await callOperation<Array<{ id: number }>>(gw, 'listModelDiscounts', { as: admin.session, query: { before: first.body[99]!.id } });
+  t.is(next.body.length, 2);
+  await gw.app.db('api_keys').insert(Array.from({ length: 105 }, (_, i) => ({ user_id: acct.userId, name: `bulk-${i}`, prefix: `mg_bulk${i}`, key_hash: `bulk-${i}-`.padEnd(64, 'x'), is_test: true, created_at: now + i })));
+  const info = await callOperation<{ api_key_count: number; api_keys: unknown[] }>(gw, 'adminUserInfo', { as: admin.session, query: { email } });
+  t.like(info.body, { api_key_count: 107 });
+  t.is(info.body.api_keys.length, 100);
+  t.is((await callOperation(gw, 'adminAuditLog', { as: admin.session, query: { since: '2026-06-30T23:59:60Z' } })).status, 422);
+});

@@ -76,3 +76,12 @@ test.serial('the eleventh code mail for one email is 429 on SQLite; a success re
   for (let i = 0; i < 10; i++) t.is((await post('/auth/login', { email: owner, password: 'wrong password' })).statusCode, 401);
   t.is((await post('/auth/login', { email: owner, password: 'second password' })).statusCode, 429);
 });
+
+test('on SQLite, Google sign-in starts are counted per client address: the 51st in a window is 429, before the route runs', async (t) => {
+  const start = () => gw.server.inject({ method: 'GET', url: '/auth/get-google-url', remoteAddress: '10.50.0.1' });
+  // not configured here: each start is 503, and still counts
+  for (let i = 0; i < 50; i++) t.is((await start()).statusCode, 503);
+  const refused = await start();
+  t.is(refused.statusCode, 429);
+  t.truthy(refused.headers['retry-after']);
+});

@@ -75,6 +75,22 @@ export async function findUploadByKey(db: Db, owner: Owner, key: string): Promis
   return r ? record(r) : undefined;
 }
 
+/** The upload stored under `key`, whoever owns it: its file URL is a capability URL (plugins/files.ts serves it to anyone holding it). */
+export async function findUploadByStorageKey(db: Db, key: string): Promise<UploadRecord | undefined> {
+  const r = await db('uploads').where({ storage_key: key }).first();
+  return r ? record(r) : undefined;
+}
+
+/**
+ * A presigned (S3) upload's size as the store answered it at `now`, on the upload and on the asset
+ * it became, if any: a presigned address without a declared size may be used again, with another
+ * file, until it expires.
+ */
+export async function recordStoredSize(db: Db, id: number, sizeBytes: number, now: number): Promise<void> {
+  await db('uploads').where({ id }).update({ state: 'done', size_bytes: sizeBytes, completed_at: now });
+  await db('media_assets').where({ upload_id: id }).update({ size_bytes: sizeBytes });
+}
+
 /** pending -> writing, only while unexpired; false when another PUT holds or completed it, or it expired meanwhile. */
 export async function claimUpload(db: Db, id: number, now: number): Promise<boolean> {
   return affected(await db('uploads').where({ id, state: 'pending' }).where('expires_at', '>', now).update({ state: 'writing' })) === 1;

@@ -5,7 +5,8 @@
 import type { Handler } from './types.ts';
 import type { MediaAsset } from '../db/media-assets.ts';
 import { deleteMediaAsset as deleteAssetRow, findMediaAsset, insertMediaAsset, listMediaAssets as listAssetRows } from '../db/media-assets.ts';
-import { findUploadByKey, insertUpload } from '../db/uploads.ts';
+import { findUploadByKey, findUploadByStorageKey, insertUpload, recordStoredSize } from '../db/uploads.ts';
+import type { UploadRecord } from '../db/uploads.ts';
 import { findPrediction } from '../db/predictions/record.ts';
 import { DomainError, NotFoundError, PayloadTooLargeError, UnavailableError, UnsupportedMediaTypeError, ValidationFailedError } from '../lib/errors.ts';
 import type { App } from '../lib/context.ts';
@@ -93,6 +94,55 @@ function nameOf(url: string): string {
   }
 }
 
+/**
+ * How far the store's clock may run behind the gateway's: this long after its `expires_at`, a
+ * presigned address takes no PUT any more, so an object read then is the upload's for good.
+ */
+export const PRESIGNED_CLOCK_SKEW_MS = 5 * 60_000;
+
+/**
+ * The upload's file as the storage holds it (null: nothing uploaded), held to its address. The
+ * gateway's own route (local storage) enforced the limit and the type while the body arrived. A
+ * presigned PUT (S3) without a declared size is bounded by nothing, and the address may be used
+ * again, with another file, until it expires: so the object is read (a HEAD) each time the upload is
+ * used, registered or fetched through its file URL, and its size recorded. An object over the
+ * limit (413) or of another content type (415) is removed.
+ */
+async function storedUpload(app: App, upload: UploadRecord): Promise<{ sizeBytes: number } | null> {
+  const key = upload.storageKey;
+  const stored = await storageCall(app, 'read the uploaded file', () => app.storage.stat(key));
+  if (!stored) return null;
+  if (stored.sizeBytes > upload.maxBytes) {
+    await storageCall(app, 'remove the uploaded file', () => app.storage.removeUpload(key));
+    throw new PayloadTooLargeError(`the uploaded file has ${stored.sizeBytes} bytes; ${upload.mediaType} uploads may be at most ${upload.maxBytes}; it was removed`);
+  }
+  if (stored.contentType !== null && stored.contentType !== upload.contentType) {
+    await storageCall(app, 'remove the uploaded file', () => app.storage.removeUpload(key));
+    throw new UnsupportedMediaTypeError(`the uploaded file was sent as ${stored.contentType}, not ${upload.contentType}; it was removed`);
+  }
+  if (app.storage.presignUpload) await recordStoredSize(app.db, upload.id, stored.sizeBytes, app.clock());
+  return { sizeBytes: stored.sizeBytes };
+}
+
+/**
+ * Before /files/uploads/<key> redirects to the store (S3): the key must be an upload's, and its
+ * object one its address allows (storedUpload), else 404 (a file over the limit or of another type
+ * is removed first, and the answer says so). Not read again once it was read after the address expired.
+ */
+export async function checkServedUpload(app: App, key: string): Promise<void> {
+  const upload = await findUploadByStorageKey(app.db, key);
+  if (!upload) throw new NotFoundError('file not found');
+  if (upload.completedAt !== null && upload.completedAt >= upload.expiresAt + PRESIGNED_CLOCK_SKEW_MS) return;
+  let stored: { sizeBytes: number } | null;
+  try {
+    stored = await storedUpload(app, upload);
+  } catch (err) {
+    if (err instanceof PayloadTooLargeError || err instanceof UnsupportedMediaTypeError) throw new NotFoundError(`file not found: ${err.message}`);
+    throw err;
+  }
+  if (!stored) throw new NotFoundError('file not found');
+}
+
 /** POST /app/media-library */
 export const createMediaAsset: Handler<'createMediaAsset'> = async ({ app, caller, body }) => {
   const { owner } = caller;
@@ -113,17 +163,8 @@ export const createMediaAsset: Handler<'createMediaAsset'> = async ({ app, calle
   const key = uploadKeyOfUrl(body.url, filesBase);
   const upload = key ? await findUploadByKey(app.db, owner, key) : undefined;
   if (!key || !upload) throw new NotFoundError('upload not found');
-  const stored = await storageCall(app, 'read the uploaded file', () => app.storage.stat(key));
+  const stored = await storedUpload(app, upload);
   if (!stored) throw new NotFoundError('upload not found: nothing has been uploaded to this address yet');
-  // The gateway's own route enforced both already; a presigned PUT without a declared size did not.
-  if (stored.sizeBytes > upload.maxBytes) {
-    await storageCall(app, 'remove the uploaded file', () => app.storage.removeUpload(key));
-    throw new PayloadTooLargeError(`the uploaded file has ${stored.sizeBytes} bytes; ${upload.mediaType} uploads may be at most ${upload.maxBytes}; it was removed`);
-  }
-  if (stored.contentType !== null && stored.contentType !== upload.contentType) {
-    await storageCall(app, 'remove the uploaded file', () => app.storage.removeUpload(key));
-    throw new UnsupportedMediaTypeError(`the uploaded file was sent as ${stored.contentType}, not ${upload.contentType}; it was removed`);
-  }
   const a = await insertMediaAsset(app.db, owner, {
     name: body.name ?? upload.filename.split(/[\\/]/).pop()!.slice(0, 255), url: app.storage.url(key), mediaType: upload.mediaType,
     contentType: upload.contentType, sizeBytes: stored.sizeBytes, requestId: body.request_id ?? null, storageKey: key, uploadId: upload.id,

@@ -3,6 +3,8 @@
 // one can fetch the file, so they are not marked publicly cacheable: a shared cache (a CDN, a
 // corporate proxy) must not keep and hand them out. Every file is served with `nosniff` and a
 // sandboxing CSP, so even a file a browser might take for markup never runs as the API's origin.
+// On S3-compatible storage an upload's object is checked against its address before the redirect
+// (handlers/media.ts checkServedUpload): a presigned PUT without a declared size bounds nothing.
 import path from 'node:path';
 import Boom from '@hapi/boom';
 import type { Plugin, RouteExtObject, RouteOptions } from '@hapi/hapi';
@@ -81,10 +83,14 @@ const safety: Pick<RouteOptions, 'auth' | 'cache' | 'security' | 'ext'> = {
   },
 };
 
-export const filesPlugin: Plugin<{ storageDir: string; storage?: Pick<Storage, 'presignDownload'> }> = {
+/**
+ * `checkUpload`: on S3-compatible storage, what an upload's key must pass before its redirect (the
+ * upload exists and its object is one its address allows: handlers/media.ts checkServedUpload).
+ */
+export const filesPlugin: Plugin<{ storageDir: string; storage?: Pick<Storage, 'presignDownload'>; checkUpload?: (key: string) => Promise<void> }> = {
   name: 'mediagate-files',
   dependencies: ['mediagate-errors'],
-  async register(server, { storageDir, storage }) {
+  async register(server, { storageDir, storage, checkUpload }) {
     await server.register(inert);
     for (const dir of ['outputs', 'uploads']) {
       const presign = storage?.presignDownload;
@@ -99,6 +105,7 @@ export const filesPlugin: Plugin<{ storageDir: string; storage?: Pick<Storage, '
             handler: async (request, h) => {
               const rest = String(request.params.path ?? '');
               if (!/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(rest) || rest.split('/').includes('..')) throw new NotFoundError('file not found');
+              if (dir === 'uploads' && checkUpload) await checkUpload(`${dir}/${rest}`);
               return h.redirect(await presign(`${dir}/${rest}`, PRESIGNED_GET_SECONDS)).code(302);
             },
           },

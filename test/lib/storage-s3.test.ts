@@ -1,6 +1,6 @@
 // Outputs and uploads on S3-compatible storage (STORAGE_URL), against a real S3-compatible server
 // started here (s3rver, test/helpers/s3.ts), not a mock: the presigned upload flow, the gateway's
-// own size and type checks at registration, deleting an asset removes the object, a prediction
+// own size and type checks at registration and when an upload's file URL is fetched, deleting an asset removes the object, a prediction
 // whose output lands in the bucket is served from its URL (a redirect to a presigned GET), and
 // removing every output of a prediction deletes its keys and nothing beside them. A store
 // that accepts connections and never answers is a plain TCP server: its calls fail in bounded time.
@@ -112,6 +112,46 @@ test('an object over the limit (no size declared) or of another type is removed 
   const wrongType = await callOperation(gw, 'createMediaAsset', { as: a.liveKey, body: { url: typed.file_url, media_type: 'image' } });
   t.is(wrongType.status, 415);
   t.is(await s3.head(keyOf(typed.file_url)), null);
+});
+
+test('a presigned upload without a declared size is read at the store when fetched: over the limit, of another type, or replaced so, it is removed (404); its size is recorded', async (t) => {
+  const rowOf = async (fileUrl: string) => gw.app.db('uploads').where({ storage_key: keyOf(fileUrl) }).first() as Promise<{ size_bytes: number | string | null; state: string }>;
+  const big = await address(a.liveKey, 'fetched-big.png');
+  t.is((await fetch(big.upload_url, { method: 'PUT', headers: big.headers, body: Buffer.alloc(1001) })).status, 200);
+  const refused = await gw.server.inject({ method: 'GET', url: new URL(big.file_url).pathname });
+  t.is(refused.statusCode, 404, 'no redirect to an object over the limit (a model fetching its input gets nothing)');
+  t.is(JSON.parse(refused.payload).code, 'not_found');
+  t.regex(JSON.parse(refused.payload).detail as string, /1001 bytes.*at most 1000/);
+  t.is(await s3.head(keyOf(big.file_url)), null, 'the object was removed');
+
+  const typed = await address(a.liveKey, 'fetched-typed.png');
+  t.is((await fetch(typed.upload_url, { method: 'PUT', headers: { 'content-type': 'text/html' }, body: '<script>' })).status, 200);
+  t.is((await gw.server.inject({ method: 'GET', url: new URL(typed.file_url).pathname })).statusCode, 404);
+  t.is(await s3.head(keyOf(typed.file_url)), null);
+
+  t.is((await gw.server.inject({ method: 'GET', url: `/files/uploads/${'0'.repeat(32)}/none.png` })).statusCode, 404, 'a key no upload has: no redirect');
+
+  const fine = await address(a.liveKey, 'fetched.png');
+  t.is((await fetch(fine.upload_url, { method: 'PUT', headers: fine.headers, body: PNG })).status, 200);
+  t.is((await fetchThroughGateway(fine.file_url)).status, 200);
+  t.like(await rowOf(fine.file_url), { state: 'done' });
+  t.is(Number((await rowOf(fine.file_url)).size_bytes), PNG.length, 'the size the store answered is recorded');
+
+  // registered, then replaced through the same address (still valid) by a file over the limit
+  const asset = await callOperation<Asset>(gw, 'createMediaAsset', { as: a.liveKey, body: { url: fine.file_url, media_type: 'image' } });
+  t.is(asset.status, 200);
+  t.is((await fetch(fine.upload_url, { method: 'PUT', headers: fine.headers, body: Buffer.alloc(1001) })).status, 200);
+  t.is((await gw.server.inject({ method: 'GET', url: new URL(fine.file_url).pathname })).statusCode, 404);
+  t.is(await s3.head(keyOf(fine.file_url)), null, 'the replacing object was removed');
+});
+
+test('registering a presigned upload records the size the store answered on the upload', async (t) => {
+  const addr = await address(a.liveKey, 'registered-size.png');
+  t.is((await fetch(addr.upload_url, { method: 'PUT', headers: addr.headers, body: PNG })).status, 200);
+  t.is((await callOperation(gw, 'createMediaAsset', { as: a.liveKey, body: { url: addr.file_url, media_type: 'image' } })).status, 200);
+  const row = await gw.app.db('uploads').where({ storage_key: keyOf(addr.file_url) }).first() as { size_bytes: number | string | null; state: string };
+  t.is(Number(row.size_bytes), PNG.length);
+  t.is(row.state, 'done');
 });
 
 test('a prediction\'s output lands in the bucket and is served from its URL; retention removes it there', async (t) => {

@@ -101,10 +101,12 @@ export interface RetentionCounts {
 /**
  * Uploads created before `before` that no media-library asset owns (README "Retention"): the ones
  * a client used only as a prediction's input, or never used. A registered upload is the asset's.
+ * Only those whose address expired before `expiredBefore`: one that can still be used would get
+ * its file after its row was gone (a file nothing removes on S3, a 404 on the gateway's route).
  */
-export async function findStaleUploads(db: Db, before: number, limit: number): Promise<Array<{ id: number; storageKey: string }>> {
+export async function findStaleUploads(db: Db, before: number, expiredBefore: number, limit: number): Promise<Array<{ id: number; storageKey: string }>> {
   const rows = await db('uploads').leftJoin('media_assets', 'media_assets.upload_id', 'uploads.id')
-    .whereNull('media_assets.id').andWhere('uploads.created_at', '<', before)
+    .whereNull('media_assets.id').andWhere('uploads.created_at', '<', before).andWhere('uploads.expires_at', '<', expiredBefore)
     .orderBy('uploads.id').limit(limit).select('uploads.id', 'uploads.storage_key') as Array<{ id: number | string; storage_key: string }>;
   return rows.map((r) => ({ id: Number(r.id), storageKey: String(r.storage_key) }));
 }

@@ -11,7 +11,7 @@ import { findPrediction } from '../db/predictions/record.ts';
 import { DomainError, NotFoundError, PayloadTooLargeError, UnavailableError, UnsupportedMediaTypeError, ValidationFailedError } from '../lib/errors.ts';
 import type { App } from '../lib/context.ts';
 import { newSecret, sha256Hex } from '../lib/secrets.ts';
-import { newUploadKey, uploadKeyOfUrl, uploadKind, UPLOAD_TYPES } from '../lib/uploads.ts';
+import { newUploadKey, PRESIGNED_CLOCK_SKEW_MS, uploadKeyOfUrl, uploadKind, UPLOAD_TYPES } from '../lib/uploads.ts';
 import { canSee } from './guards.ts';
 
 /** prefix of the gateway's upload tokens (they travel in the upload URL) */
@@ -93,12 +93,6 @@ function nameOf(url: string): string {
     return 'file';
   }
 }
-
-/**
- * How far the store's clock may run behind the gateway's: this long after its `expires_at`, a
- * presigned address takes no PUT any more, so an object read then is the upload's for good.
- */
-export const PRESIGNED_CLOCK_SKEW_MS = 5 * 60_000;
 
 /**
  * The upload's file as the storage holds it (null: nothing uploaded), held to its address. The

@@ -29,6 +29,21 @@ export function uploadDeadlineMs(bytes: number): number {
 }
 
 /**
+ * How far an S3-compatible store's clock may run behind the gateway's: this long after its
+ * `expires_at`, a presigned address takes no PUT any more.
+ */
+export const PRESIGNED_CLOCK_SKEW_MS = 5 * 60_000;
+
+/**
+ * How long after its `expires_at` an upload's file may still change: a PUT to the gateway's route
+ * claimed just before may run its whole deadline (the largest limit's), a presigned one may reach a
+ * store whose clock runs behind. Retention leaves an upload alone until then.
+ */
+export function uploadSettledAfterMs(limits: UploadLimits): number {
+  return uploadDeadlineMs(Math.max(...Object.values(limits))) + PRESIGNED_CLOCK_SKEW_MS;
+}
+
+/**
  * The accepted extensions. Anything else (including markup such as .html or .svg, which a browser
  * could run, and executables) is refused with 422: the library holds model inputs, not arbitrary files.
  */

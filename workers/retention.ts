@@ -17,6 +17,7 @@ import { adapterRegistry } from './adapters/index.ts';
 import { endStripeSubscription } from '../lib/stripe.ts';
 import { liveStripeSubscriptionsOf } from '../db/subscriptions.ts';
 import { modelRef } from './run-model.ts';
+import { uploadSettledAfterMs } from '../lib/uploads.ts';
 import { FINISHED_UPSTREAM, runByNamed } from './upstream-jobs.ts';
 
 const DAY_MS = 86_400_000;
@@ -141,13 +142,13 @@ export function createRetention(app: Pick<App, 'db' | 'storage' | 'log' | 'clock
     }
   }
 
-  /** Uploads no media library owns, older than UPLOAD_RETENTION_DAYS: the row, then the file. */
+  /** Uploads no media library owns, older than UPLOAD_RETENTION_DAYS and past their address's use: the row, then the file. */
   async function expireUploads(now: number): Promise<number> {
     if (cfg.uploadDays === null) return 0;
     const before = now - cfg.uploadDays * DAY_MS;
     let n = 0;
     for (;;) {
-      const batch = await findStaleUploads(db, before, RETENTION_BATCH);
+      const batch = await findStaleUploads(db, before, now - uploadSettledAfterMs(app.config.uploadLimits), RETENTION_BATCH);
       const gone = new Set(await deleteUploadRows(db, batch.map((u) => u.id)));
       for (const u of batch) {
         if (!gone.has(u.id)) continue;

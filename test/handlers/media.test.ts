@@ -68,6 +68,26 @@ test.serial('retention removes uploads no media library took after UPLOAD_RETENT
   }
 });
 
+test('retention leaves an upload whose address can still be used (UPLOAD_RETENTION_DAYS shorter than the address\'s life): its PUT still lands, and it goes once the address expired', async (t) => {
+  let at = Date.now();
+  const short = await startGateway({ queue: 'memory', clock: () => at, env: { UPLOAD_URL_TTL_SECONDS: String(7 * 86_400), UPLOAD_RETENTION_DAYS: '1' } });
+  try {
+    const c = await newAccount(short);
+    const addr = (await callOperation<Address>(short, 'getFileUploadUrl', { as: c.liveKey, query: { filename: 'slow.png' } })).body;
+    const retention = createRetention(short.app);
+    at += 2 * 86_400_000;
+    t.is((await retention.runOnce())?.uploads, 0, 'its address is still valid for five days');
+    const up = await short.server.inject({ method: 'PUT', url: new URL(addr.upload_url).pathname, headers: { 'content-type': 'image/png' }, payload: PNG });
+    t.is(up.statusCode, 200, 'the address still takes its PUT');
+    at += 6 * 86_400_000;
+    t.is((await retention.runOnce())?.uploads, 1, 'expired and unregistered: it goes');
+    await retention.stop();
+    t.is((await short.server.inject({ method: 'GET', url: new URL(addr.file_url).pathname })).statusCode, 404);
+  } finally {
+    await short.stop();
+  }
+});
+
 test('upload, register, list, serve and delete a file on local storage', async (t) => {
   const addr = await address(a.liveKey, 'My Cat.PNG');
   t.is(addr.content_type, 'image/png');

@@ -280,7 +280,8 @@ export async function uploadFile(ctx: Context, file: string): Promise<{ url: str
 
 /** Puts `data` on the gateway's storage as a file named `name` (its extension gives the type). */
 export async function uploadBytes(ctx: Context, name: string, data: Buffer): Promise<{ url: string; name: string; bytes: number }> {
-  const res = await ctx.client.request<UploadAddress>('GET', '/app/get_file_upload_url', { query: { filename: name }, team: true });
+  // the size declared: a file over its limit is refused at once, and S3 binds it into the presigned PUT
+  const res = await ctx.client.request<UploadAddress>('GET', '/app/get_file_upload_url', { query: { filename: name, size_bytes: data.length || undefined }, team: true });
   const address = res.body;
   const headers: Record<string, string> = { ...(address.headers ?? {}) };
   if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {

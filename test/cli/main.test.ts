@@ -384,6 +384,21 @@ test.serial('upload puts a local file through the upload address and prints its 
   t.is(refused.code, 2);
 });
 
+test.serial('upload declares the file\'s size: a file over its media type\'s limit is refused before any address is issued', async (t) => {
+  const { account } = await registered(0);
+  const file = path.join(dir, `${uniqueName('big')}.png`);
+  fs.writeFileSync(file, Buffer.alloc(20 * 1024 * 1024 + 1));
+  try {
+    const up = await cli(['upload', file], { env: { MEDIAGATE_API_KEY: account.liveKey } });
+    t.is(up.code, 8, up.stderr);
+    t.regex(up.stderr, /at most 20971520 bytes; this file has 20971521/);
+    // on S3-compatible storage the declared size is what lets the store refuse a larger PUT itself
+    t.is((await gw.app.db('uploads').where({ user_id: account.userId }).count({ n: '*' }).first())!.n, 0, 'no upload address was issued');
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+});
+
 test.serial('operator commands: admin grant and admin topup run with the gateway environment', async (t) => {
   const { email, account } = await registered(0);
   const env = { ...gw.env };

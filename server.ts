@@ -74,7 +74,7 @@ export async function createServer(app: App): Promise<Server> {
     { plugin: whitelabelPlugin, options: { app } },
     ...credentials.map((plugin) => ({ plugin, options: { app } })),
     { plugin: specRoutesPlugin, options: { app, credentials } },
-    { plugin: filesPlugin, options: { storageDir: app.config.storageDir, storage: app.storage, checkUpload: (key: string) => checkServedUpload(app, key) } },
+    { plugin: filesPlugin, options: { storageDir: app.config.storageDir, storage: app.storage, checkUpload: (key: string) => checkServedUpload(app, key), log: app.log } },
     { plugin: uploadsPlugin, options: { app } },
     { plugin: docsPlugin, options: { document: () => app.spec.document, publicUrl: app.config.publicUrl } },
     { plugin: dashboardPlugin, options: { publicUrl: app.config.publicUrl } },

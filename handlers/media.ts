@@ -63,7 +63,9 @@ export const getFileUploadUrl: Handler<'getFileUploadUrl'> = async ({ app, calle
   let target: { url: string; headers: Record<string, string> };
   let tokenHash: string | null = null;
   if (app.storage.presignUpload) {
-    target = await app.storage.presignUpload(key, kind.contentType, sizeBytes, ttl);
+    const presign = app.storage.presignUpload;
+    // signing needs the store's credentials, which the SDK may have to fetch (an instance role)
+    target = await storageCall(app, 'sign the upload address', () => presign(key, kind.contentType, sizeBytes, ttl));
   } else {
     // the token is the upload route's only credential: stored hashed, shown once, in the URL
     const token = newSecret(UPLOAD_TOKEN_PREFIX);

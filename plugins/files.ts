@@ -11,7 +11,7 @@ import type { Plugin, RouteExtObject, RouteOptions } from '@hapi/hapi';
 import inert from '@hapi/inert';
 import { SANDBOX_DIR, SANDBOX_FILE_NAMES } from '../lib/storage.ts';
 import type { Storage } from '../lib/storage.ts';
-import { NotFoundError } from '../lib/errors.ts';
+import { NotFoundError, UnavailableError } from '../lib/errors.ts';
 
 /**
  * S3-compatible storage: /files/<key> redirects to a presigned GET of this lifetime. The redirect
@@ -87,10 +87,12 @@ const safety: Pick<RouteOptions, 'auth' | 'cache' | 'security' | 'ext'> = {
  * `checkUpload`: on S3-compatible storage, what an upload's key must pass before its redirect (the
  * upload exists and its object is one its address allows: handlers/media.ts checkServedUpload).
  */
-export const filesPlugin: Plugin<{ storageDir: string; storage?: Pick<Storage, 'presignDownload'>; checkUpload?: (key: string) => Promise<void> }> = {
+export const filesPlugin: Plugin<{
+  storageDir: string; storage?: Pick<Storage, 'presignDownload'>; checkUpload?: (key: string) => Promise<void>; log?: { warn(o: object, msg: string): void };
+}> = {
   name: 'mediagate-files',
   dependencies: ['mediagate-errors'],
-  async register(server, { storageDir, storage, checkUpload }) {
+  async register(server, { storageDir, storage, checkUpload, log }) {
     await server.register(inert);
     for (const dir of ['outputs', 'uploads']) {
       const presign = storage?.presignDownload;
@@ -106,7 +108,15 @@ export const filesPlugin: Plugin<{ storageDir: string; storage?: Pick<Storage, '
               const rest = String(request.params.path ?? '');
               if (!/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(rest) || rest.split('/').includes('..')) throw new NotFoundError('file not found');
               if (dir === 'uploads' && checkUpload) await checkUpload(`${dir}/${rest}`);
-              return h.redirect(await presign(`${dir}/${rest}`, PRESIGNED_GET_SECONDS)).code(302);
+              let location: string;
+              try {
+                location = await presign(`${dir}/${rest}`, PRESIGNED_GET_SECONDS);
+              } catch (err) {
+                // signing needs the store's credentials, which the SDK may have to fetch (an instance role)
+                log?.warn({ err: (err as Error).message }, 'storage: could not sign a file\'s address');
+                throw new UnavailableError('the file storage is unavailable (could not sign the file\'s address); retry later');
+              }
+              return h.redirect(location).code(302);
             },
           },
         });

@@ -253,6 +253,24 @@ test('a store that does not answer is 503 to retry, never a 500; the asset stays
   }
 });
 
+test('a store whose credentials cannot be had (no keys set, none in the environment) is 503 to retry on the upload address and a file\'s redirect, never a 500', async (t) => {
+  // the SDK's default chain then finds nothing: no keys in the environment or files, no instance metadata
+  for (const [k, v] of Object.entries({ AWS_EC2_METADATA_DISABLED: 'true', AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/credentials', AWS_CONFIG_FILE: '/nonexistent/config' })) process.env[k] = v;
+  for (const k of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE', 'AWS_CONTAINER_CREDENTIALS_FULL_URI', 'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI', 'AWS_WEB_IDENTITY_TOKEN_FILE']) delete process.env[k];
+  const gw2 = await startGateway({ queue: 'memory', env: { STORAGE_URL: s3.env.STORAGE_URL! } });
+  try {
+    const c = await newAccount(gw2);
+    const addr = await callOperation<{ code: string; detail: string }>(gw2, 'getFileUploadUrl', { as: c.liveKey, query: { filename: 'x.png' } });
+    t.is(addr.status, 503);
+    t.is(addr.body.code, 'unavailable');
+    const file = await gw2.server.inject({ method: 'GET', url: '/files/outputs/p1/0.png' });
+    t.is(file.statusCode, 503);
+    t.is(JSON.parse(file.payload).code, 'unavailable');
+  } finally {
+    await gw2.stop();
+  }
+});
+
 /** What `p` came to within `ms`: its value, its error, or still pending. */
 async function within<T>(p: Promise<T>, ms: number): Promise<{ value: T } | { err: unknown } | 'pending'> {
   let timer: NodeJS.Timeout | undefined;

@@ -4516,7 +4516,7 @@ export interface components {
          *         {
          *           "id": 9,
          *           "name": "cat.png",
-         *           "url": "https://gateway.example.com/files/uploads/7/0b5e7d2c84f1/cat.png",
+         *           "url": "https://gateway.example.com/files/uploads/0b5e7d2c84f14a6e9d3c5b7a1f2e8d40/cat.png",
          *           "media_type": "image",
          *           "content_type": "image/png",
          *           "size_bytes": 48213,
@@ -6067,8 +6067,8 @@ export interface components {
          *       "trigger_words": [
          *         "inkwash"
          *       ],
-         *       "preview_url": "https://gateway.example.com/files/uploads/7/ink-wash-preview.png",
-         *       "weights_url": "https://gateway.example.com/files/uploads/7/ink-wash.safetensors",
+         *       "preview_url": "https://loras.example.com/ink-wash/preview.png",
+         *       "weights_url": "https://loras.example.com/ink-wash/ink-wash.safetensors",
          *       "base_model": "lumen-dev",
          *       "visibility": "public",
          *       "team_id": null,
@@ -6135,8 +6135,8 @@ export interface components {
          *           "trigger_words": [
          *             "inkwash"
          *           ],
-         *           "preview_url": "https://gateway.example.com/files/uploads/7/ink-wash-preview.png",
-         *           "weights_url": "https://gateway.example.com/files/uploads/7/ink-wash.safetensors",
+         *           "preview_url": "https://loras.example.com/ink-wash/preview.png",
+         *           "weights_url": "https://loras.example.com/ink-wash/ink-wash.safetensors",
          *           "base_model": "lumen-dev",
          *           "visibility": "public",
          *           "team_id": null,
@@ -6935,7 +6935,7 @@ export interface components {
          *       "headers": {
          *         "content-type": "image/png"
          *       },
-         *       "file_url": "https://gateway.example.com/files/uploads/7/0b5e7d2c84f1/cat.png",
+         *       "file_url": "https://gateway.example.com/files/uploads/0b5e7d2c84f14a6e9d3c5b7a1f2e8d40/cat.png",
          *       "expires_at": "2026-11-28T09:30:02.000Z"
          *     }
          */
@@ -6989,7 +6989,7 @@ export interface components {
          * @example {
          *       "id": 9,
          *       "name": "cat.png",
-         *       "url": "https://gateway.example.com/files/uploads/7/0b5e7d2c84f1/cat.png",
+         *       "url": "https://gateway.example.com/files/uploads/0b5e7d2c84f14a6e9d3c5b7a1f2e8d40/cat.png",
          *       "media_type": "image",
          *       "content_type": "image/png",
          *       "size_bytes": 48213,
@@ -7018,7 +7018,7 @@ export interface components {
          *         {
          *           "id": 9,
          *           "name": "cat.png",
-         *           "url": "https://gateway.example.com/files/uploads/7/0b5e7d2c84f1/cat.png",
+         *           "url": "https://gateway.example.com/files/uploads/0b5e7d2c84f14a6e9d3c5b7a1f2e8d40/cat.png",
          *           "media_type": "image",
          *           "content_type": "image/png",
          *           "size_bytes": 48213,

@@ -4517,7 +4517,7 @@ export interface components {
          *         {
          *           "id": 9,
          *           "name": "cat.png",
-         *           "url": "https://gateway.example.com/files/uploads/7/0b5e7d2c84f1/cat.png",
+         *           "url": "https://gateway.example.com/files/uploads/0b5e7d2c84f14a6e9d3c5b7a1f2e8d40/cat.png",
          *           "media_type": "image",
          *           "content_type": "image/png",
          *           "size_bytes": 48213,
@@ -6068,8 +6068,8 @@ export interface components {
          *       "trigger_words": [
          *         "inkwash"
          *       ],
-         *       "preview_url": "https://gateway.example.com/files/uploads/7/ink-wash-preview.png",
-         *       "weights_url": "https://gateway.example.com/files/uploads/7/ink-wash.safetensors",
+         *       "preview_url": "https://loras.example.com/ink-wash/preview.png",
+         *       "weights_url": "https://loras.example.com/ink-wash/ink-wash.safetensors",
          *       "base_model": "lumen-dev",
          *       "visibility": "public",
          *       "team_id": null,
@@ -6136,8 +6136,8 @@ export interface components {
          *           "trigger_words": [
          *             "inkwash"
          *           ],
-         *           "preview_url": "https://gateway.example.com/files/uploads/7/ink-wash-preview.png",
-         *           "weights_url": "https://gateway.example.com/files/uploads/7/ink-wash.safetensors",
+         *           "preview_url": "https://loras.example.com/ink-wash/preview.png",
+         *           "weights_url": "https://loras.example.com/ink-wash/ink-wash.safetensors",
          *           "base_model": "lumen-dev",
          *           "visibility": "public",
          *           "team_id": null,
@@ -6936,7 +6936,7 @@ export interface components {
          *       "headers": {
          *         "content-type": "image/png"
          *       },
-         *       "file_url": "https://gateway.example.com/files/uploads/7/0b5e7d2c84f1/cat.png",
+         *       "file_url": "https://gateway.example.com/files/uploads/0b5e7d2c84f14a6e9d3c5b7a1f2e8d40/cat.png",
          *       "expires_at": "2026-11-28T09:30:02.000Z"
          *     }
          */
@@ -6990,7 +6990,7 @@ export interface components {
          * @example {
          *       "id": 9,
          *       "name": "cat.png",
-         *       "url": "https://gateway.example.com/files/uploads/7/0b5e7d2c84f1/cat.png",
+         *       "url": "https://gateway.example.com/files/uploads/0b5e7d2c84f14a6e9d3c5b7a1f2e8d40/cat.png",
          *       "media_type": "image",
          *       "content_type": "image/png",
          *       "size_bytes": 48213,
@@ -7019,7 +7019,7 @@ export interface components {
          *         {
          *           "id": 9,
          *           "name": "cat.png",
-         *           "url": "https://gateway.example.com/files/uploads/7/0b5e7d2c84f1/cat.png",
+         *           "url": "https://gateway.example.com/files/uploads/0b5e7d2c84f14a6e9d3c5b7a1f2e8d40/cat.png",
          *           "media_type": "image",
          *           "content_type": "image/png",
          *           "size_bytes": 48213,

@@ -218,8 +218,9 @@ export function createLocalStorage(root: string, publicUrl: string): Storage {
     },
     async removeUpload(key) {
       if (!isUploadKey(key)) return;
-      await fs.rm(path.join(root, key), { force: true });
-      await fs.rmdir(path.dirname(path.join(root, key))).catch(() => undefined);
+      // the directory is this upload's alone (newUploadKey): with it goes a temporary file that a
+      // PUT cut off by a crash left beside the file, which nothing else would ever remove
+      await fs.rm(path.dirname(path.join(root, key)), { recursive: true, force: true });
     },
     async writeUpload(key, body, maxBytes) {
       if (!isUploadKey(key)) throw new Error(`not an upload key: ${key}`);

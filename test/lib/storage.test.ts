@@ -124,3 +124,19 @@ test('an upload key is one name under one upload\'s directory: dots inside the n
   for (const name of ['cat.png', 'my..cat.png', 'a...b.png', '.hidden.png']) t.true(isUploadKey(`${dir}/${name}`), name);
   for (const key of [`${dir}/.`, `${dir}/..`, `${dir}/../x.png`, `${dir}/a/b.png`, 'uploads/../x.png', `${dir}/a\\b.png`, 'outputs/p1/0.png']) t.false(isUploadKey(key), key);
 });
+
+test('removing an upload takes its whole directory: a temporary file a PUT cut off by a crash left there goes too, and nothing beside it', async (t) => {
+  const { root, store } = await storage(t);
+  const key = 'uploads/0123456789abcdef0123456789abcdef/cat.png';
+  const other = 'uploads/fedcba9876543210fedcba9876543210/dog.png';
+  for (const k of [key, other]) {
+    await fs.mkdir(path.dirname(path.join(root, k)), { recursive: true });
+    await fs.writeFile(path.join(root, k), 'png');
+  }
+  await fs.writeFile(path.join(root, `${key}.a1b2c3d4e5f6.tmp`), 'half a png');
+  await store.removeUpload(key);
+  await t.throwsAsync(fs.stat(path.dirname(path.join(root, key))), { code: 'ENOENT' }, 'the upload\'s directory is gone');
+  t.is(await fs.readFile(path.join(root, other), 'utf8'), 'png', 'another upload stays');
+  await store.removeUpload(key);
+  t.pass('an upload already gone is fine');
+});

@@ -9,7 +9,7 @@ import type { Plugin, Request, ResponseToolkit } from '@hapi/hapi';
 import { PassThrough } from 'node:stream';
 import type { Readable } from 'node:stream';
 import type { App } from '../lib/context.ts';
-import { ConflictError, GoneError, InvalidInputError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../lib/errors.ts';
+import { ConflictError, GoneError, InvalidInputError, NotFoundError, PayloadTooLargeError, UnavailableError, UnsupportedMediaTypeError } from '../lib/errors.ts';
 import { sha256Hex } from '../lib/secrets.ts';
 import { claimUpload, completeUpload, findUploadByTokenHash, releaseUpload } from '../db/uploads.ts';
 import { uploadDeadlineMs } from '../lib/uploads.ts';
@@ -50,6 +50,11 @@ async function put(app: App, request: Request, h: ResponseToolkit) {
   } catch (err) {
     // the address stays usable until it expires: a broken or refused body is not its one use
     await releaseUpload(app.db, upload.id);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT') {
+      app.log.warn({ err: (err as Error).message, key: upload.storageKey }, 'storage: no space left for an upload');
+      throw new UnavailableError('the file storage is full; retry later');
+    }
     throw err;
   }
   await completeUpload(app.db, upload.id, bytes, app.clock());

@@ -167,6 +167,23 @@ test.serial('the upload route refuses another content type (415), a larger body 
   t.is((await gw.server.inject({ method: 'PUT', url: '/uploads/nonsense', headers: { 'content-type': 'image/png' }, payload: PNG })).statusCode, 404);
 });
 
+test.serial('a full disk while an upload arrives is 503 to retry, never a 500, and the address stays usable', async (t) => {
+  const addr = await address(a.liveKey, 'full.png');
+  const storage = gw.app.storage as { writeUpload?: typeof gw.app.storage.writeUpload };
+  const write = storage.writeUpload;
+  storage.writeUpload = async () => {
+    throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+  };
+  try {
+    const full = await put(addr.upload_url, PNG);
+    t.is(full.statusCode, 503, full.payload);
+    t.is(JSON.parse(full.payload).code, 'unavailable');
+  } finally {
+    storage.writeUpload = write;
+  }
+  t.is((await put(addr.upload_url, PNG)).statusCode, 200, 'the address was not used up');
+});
+
 test('a declared size is held to: over the limit at once 413, another length on the PUT refused', async (t) => {
   const over = await callOperation(gw, 'getFileUploadUrl', { as: a.liveKey, query: { filename: 'big.png', size_bytes: 1001 } });
   t.is(over.status, 413);

@@ -16,6 +16,7 @@ import type { TestGateway, Account } from '../helpers/gateway.ts';
 import { callOperation } from '../helpers/operation.ts';
 import { waitFor } from '../helpers/services.ts';
 import { startS3 } from '../helpers/s3.ts';
+import { createRetention } from '../../workers/retention.ts';
 import type { TestS3 } from '../helpers/s3.ts';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
@@ -152,6 +153,27 @@ test('registering a presigned upload records the size the store answered on the 
   const row = await gw.app.db('uploads').where({ storage_key: keyOf(addr.file_url) }).first() as { size_bytes: number | string | null; state: string };
   t.is(Number(row.size_bytes), PNG.length);
   t.is(row.state, 'done');
+});
+
+test('retention removes an upload no media library took from the bucket, and keeps a registered one', async (t) => {
+  let at = Date.now();
+  const gw3 = await startGateway({ queue: 'memory', clock: () => at, env: s3.env });
+  try {
+    const c = await newAccount(gw3);
+    const issue = async (filename: string) => (await callOperation<Address>(gw3, 'getFileUploadUrl', { as: c.liveKey, query: { filename } })).body;
+    const input = await issue('input.png');
+    const kept = await issue('kept.png');
+    for (const addr of [input, kept]) t.is((await fetch(addr.upload_url, { method: 'PUT', headers: addr.headers, body: PNG })).status, 200);
+    t.is((await callOperation(gw3, 'createMediaAsset', { as: c.liveKey, body: { url: kept.file_url, media_type: 'image' } })).status, 200);
+    at += 31 * 86_400_000;
+    const retention = createRetention(gw3.app);
+    t.is((await retention.runOnce())?.uploads, 1);
+    await retention.stop();
+    t.is(await s3.head(keyOf(input.file_url)), null, 'the unregistered upload\'s object is gone');
+    t.is(await s3.head(keyOf(kept.file_url)), PNG.length, 'the asset keeps its object');
+  } finally {
+    await gw3.stop();
+  }
 });
 
 test('a prediction\'s output lands in the bucket and is served from its URL; retention removes it there', async (t) => {

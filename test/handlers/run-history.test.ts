@@ -187,9 +187,12 @@ test.serial('a team: members read the team history and ledger; a viewer may not 
 
   // the team ledger: a top-up to the team wallet appears there, not in the owner's personal ledger
   await gw.app.db('credit_transactions').insert({ user_id: a.userId, team_id: teamA, amount: 500, kind: 'topup', description: 'team top-up', balance_after: 500, created_at: Date.now() });
-  const teamLedger = await call<PageBody<Body>>('listCreditTransactions', { as: viewer.session, query: { team_id: teamA } });
+  const teamLedger = await call<PageBody<Body>>('listCreditTransactions', { as: a.session, query: { team_id: teamA } });
   t.is(teamLedger.status, 200);
   t.like(teamLedger.body.items[0] as Body, { kind: 'topup', amount: 500, balance_after: 500, user_id: a.userId });
+  // a viewer (no read_balance) reads the row, without what would tell the balance
+  const viewed = await call<PageBody<Body>>('listCreditTransactions', { as: viewer.session, query: { team_id: teamA } });
+  t.like(viewed.body.items[0] as Body, { kind: 'topup', amount: null, balance_after: null, description: null, user_id: a.userId });
   const own = await call<PageBody<Body>>('listCreditTransactions', { as: a.session, query: { page_size: 100 } });
   t.false(own.body.items.some((i) => i.description === 'team top-up'));
 });

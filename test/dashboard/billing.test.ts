@@ -13,6 +13,7 @@ import { freePort } from '../helpers/processes.ts';
 import { uniqueName } from '../helpers/services.ts';
 import { launchBrowser, screenshot, signIn } from '../helpers/browser.ts';
 import { ledgerCheckedAfterEach } from '../helpers/ledger.ts';
+import { formOf } from '../helpers/stripe.ts';
 
 const WEBHOOK_SECRET = 'whsec_mediagatebrowsersecret';
 let gw: TestGateway;
@@ -42,17 +43,6 @@ test.after.always(async () => {
   await gw?.stop();
 });
 ledgerCheckedAfterEach(test, () => gw?.app.db);
-
-function formOf(body: unknown): Record<string, string> {
-  if (typeof body === 'string') return Object.fromEntries(new URLSearchParams(body));
-  const flat: Record<string, string> = {};
-  const walk = (v: unknown, prefix: string) => {
-    if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, prefix ? `${prefix}[${k}]` : k);
-    else flat[prefix] = String(v);
-  };
-  walk(body, '');
-  return flat;
-}
 
 test.serial('buy credits: Stripe Checkout, the webhook, and the purchase on the page the browser returns to', async (t) => {
   const acct = await newAccount(gw);

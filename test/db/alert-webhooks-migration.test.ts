@@ -2,21 +2,12 @@
 // down on MariaDB and SQLite keeping every delivery, and on SQLite it never rebuilds
 // webhook_deliveries (its CREATE TABLE text is untouched: a rebuild would write a new one).
 import test from 'ava';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { createDb, migrate } from '../../db/knex.ts';
+import { migrate } from '../../db/knex.ts';
 import type { Db } from '../../db/knex.ts';
 import { migrationSource } from '../../db/migrations/index.ts';
-import { freshDatabase } from '../helpers/services.ts';
+import { databaseBefore, migrationsFrom } from '../helpers/migrations.ts';
 
 const OURS = '20261129_8001_alert_webhooks';
-
-/** Ours and every migration after it: what must go down to reach the state before ours. */
-async function fromOursOn(): Promise<string[]> {
-  const names = (await migrationSource.getMigrations([])).map((m) => migrationSource.getMigrationName(m));
-  return names.slice(names.indexOf(OURS));
-}
 
 async function tableSql(db: Db, table: string): Promise<string | undefined> {
   const row = await db('sqlite_master').where({ type: 'table', name: table }).first<{ sql: string } | undefined>('sql');
@@ -25,20 +16,8 @@ async function tableSql(db: Db, table: string): Promise<string | undefined> {
 
 for (const engine of ['mysql', 'sqlite'] as const) {
   test(`${engine}: up and down keep every delivery and its attempts`, async (t) => {
-    let db: Db;
-    if (engine === 'mysql') {
-      const fresh = await freshDatabase();
-      t.teardown(fresh.drop);
-      db = createDb({ databaseUrl: fresh.url, sqliteFile: '' });
-    } else {
-      const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mg-alert-hooks-'));
-      t.teardown(() => fs.rm(dir, { recursive: true, force: true }));
-      db = createDb({ databaseUrl: undefined, sqliteFile: path.join(dir, 'gateway.db') });
-    }
-    t.teardown(() => db.destroy());
-    await migrate(db);
-    const later = await fromOursOn();
-    for (let i = 0; i < later.length; i++) await db.migrate.down({ migrationSource });
+    const db = await databaseBefore(t, engine, OURS);
+    const later = await migrationsFrom(OURS);
     t.false(await db.schema.hasTable('alert_deliveries'));
     t.false(await db.schema.hasColumn('webhook_attempts', 'response_excerpt'));
 

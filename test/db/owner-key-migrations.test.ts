@@ -2,22 +2,13 @@
 // the run history's counters (`u:1`, `t:2`) and the model discounts (`u1`, `t2`) become `user:1`,
 // `team:2`, on MariaDB and on SQLite, and going down restores the rows as they were.
 import test from 'ava';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { createDb, migrate } from '../../db/knex.ts';
+import { migrate } from '../../db/knex.ts';
 import type { Db } from '../../db/knex.ts';
 import { migrationSource } from '../../db/migrations/index.ts';
 import { ownerKey } from '../../lib/caller.ts';
-import { freshDatabase } from '../helpers/services.ts';
+import { databaseBefore, migrationsFrom } from '../helpers/migrations.ts';
 
 const OURS = ['20261129_4001_owner_key_history_counts', '20261129_4002_owner_key_model_discounts'];
-
-/** Ours and every migration after them: what must go down to reach the state before ours. */
-async function fromOursOn(): Promise<string[]> {
-  const names = (await migrationSource.getMigrations([])).map((m) => migrationSource.getMigrationName(m));
-  return names.slice(names.indexOf(OURS[0]!));
-}
 
 async function keys(db: Db): Promise<{ counters: string[]; discounts: string[] }> {
   const counters = (await db('prediction_history_counts').orderBy('visible').pluck('owner_key')) as string[];
@@ -27,20 +18,8 @@ async function keys(db: Db): Promise<{ counters: string[]; discounts: string[] }
 
 for (const engine of ['mysql', 'sqlite'] as const) {
   test(`${engine}: stored owner keys of both old forms become the one form, and back`, async (t) => {
-    let db: Db;
-    if (engine === 'mysql') {
-      const fresh = await freshDatabase();
-      t.teardown(fresh.drop);
-      db = createDb({ databaseUrl: fresh.url, sqliteFile: '' });
-    } else {
-      const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mg-keys-'));
-      t.teardown(() => fs.rm(dir, { recursive: true, force: true }));
-      db = createDb({ databaseUrl: undefined, sqliteFile: path.join(dir, 'gateway.db') });
-    }
-    t.teardown(() => db.destroy());
-    await migrate(db);
-    const later = await fromOursOn();
-    for (let i = 0; i < later.length; i++) await db.migrate.down({ migrationSource });
+    const db = await databaseBefore(t, engine, OURS[0]!);
+    const later = await migrationsFrom(OURS[0]!);
     const now = Date.now();
     const [a] = await db('users').insert({ email: 'a@example.com', created_at: now });
     const [b] = await db('users').insert({ email: 'b@example.com', created_at: now });

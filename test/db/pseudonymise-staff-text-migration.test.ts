@@ -4,37 +4,16 @@
 // address no account has (an erased account's among them) as `[address]`. Rows without an address, and every
 // other column, are left as they were.
 import test from 'ava';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { createDb, migrate } from '../../db/knex.ts';
-import type { Db } from '../../db/knex.ts';
+import { migrate } from '../../db/knex.ts';
 import { migrationSource } from '../../db/migrations/index.ts';
-import { freshDatabase } from '../helpers/services.ts';
+import { databaseBefore, migrationsFrom } from '../helpers/migrations.ts';
 
 const OURS = '20261201_0401_pseudonymise_staff_text';
 
-async function fromOursOn(): Promise<string[]> {
-  const names = (await migrationSource.getMigrations([])).map((m) => migrationSource.getMigrationName(m));
-  return names.slice(names.indexOf(OURS));
-}
-
 for (const engine of ['mysql', 'sqlite'] as const) {
   test(`${engine}: addresses in old staff text become the accounts they name`, async (t) => {
-    let db: Db;
-    if (engine === 'mysql') {
-      const fresh = await freshDatabase();
-      t.teardown(fresh.drop);
-      db = createDb({ databaseUrl: fresh.url, sqliteFile: '' });
-    } else {
-      const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mg-pseudonymise-'));
-      t.teardown(() => fs.rm(dir, { recursive: true, force: true }));
-      db = createDb({ databaseUrl: undefined, sqliteFile: path.join(dir, 'gateway.db') });
-    }
-    t.teardown(() => db.destroy());
-    await migrate(db);
-    const later = await fromOursOn();
-    for (let i = 0; i < later.length; i++) await db.migrate.down({ migrationSource });
+    const db = await databaseBefore(t, engine, OURS);
+    const later = await migrationsFrom(OURS);
 
     const now = Date.now();
     const [alice] = await db('users').insert({ email: 'alice@example.com', created_at: now });

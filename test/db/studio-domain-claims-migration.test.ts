@@ -2,38 +2,17 @@
 // studio before it is carried over as a verified claim with its own token, so no partner's
 // storefront stops at the upgrade; down removes the claims and keeps the domains.
 import test from 'ava';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { createDb, migrate } from '../../db/knex.ts';
-import type { Db } from '../../db/knex.ts';
+import { migrate } from '../../db/knex.ts';
 import { migrationSource } from '../../db/migrations/index.ts';
 import { findActiveStudio, findStudio } from '../../db/studios.ts';
-import { freshDatabase } from '../helpers/services.ts';
+import { databaseBefore, migrationsFrom } from '../helpers/migrations.ts';
 
 const OURS = '20261201_0101_studio_domain_claims';
 
-async function fromOursOn(): Promise<string[]> {
-  const names = (await migrationSource.getMigrations([])).map((m) => migrationSource.getMigrationName(m));
-  return names.slice(names.indexOf(OURS));
-}
-
 for (const engine of ['mysql', 'sqlite'] as const) {
   test(`${engine}: a domain set before verification existed keeps serving, verified, with its own token`, async (t) => {
-    let db: Db;
-    if (engine === 'mysql') {
-      const fresh = await freshDatabase();
-      t.teardown(fresh.drop);
-      db = createDb({ databaseUrl: fresh.url, sqliteFile: '' });
-    } else {
-      const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mg-domain-claims-'));
-      t.teardown(() => fs.rm(dir, { recursive: true, force: true }));
-      db = createDb({ databaseUrl: undefined, sqliteFile: path.join(dir, 'gateway.db') });
-    }
-    t.teardown(() => db.destroy());
-    await migrate(db);
-    const later = await fromOursOn();
-    for (let i = 0; i < later.length; i++) await db.migrate.down({ migrationSource });
+    const db = await databaseBefore(t, engine, OURS);
+    const later = await migrationsFrom(OURS);
     t.false(await db.schema.hasTable('studio_domain_claims'));
 
     const now = Date.now();

@@ -12,6 +12,7 @@ import { callOperation } from '../helpers/operation.ts';
 import { ledgerCheckedAfterEach } from '../helpers/ledger.ts';
 import { uniqueName } from '../helpers/services.ts';
 import { captureLog } from '../helpers/logs.ts';
+import { formOf } from '../helpers/stripe.ts';
 import { eraseAccount } from '../../db/account-deletion.ts';
 import { activateSubscription, renewDue } from '../../db/subscriptions.ts';
 import { debitWallet } from '../../db/wallet/moves.ts';
@@ -44,18 +45,6 @@ test.after.always(async () => {
   await gw?.stop();
 });
 ledgerCheckedAfterEach(test, () => gw?.app.db);
-
-/** The form body the SDK sent, as a flat map (`metadata[user_id]` → value). */
-function formOf(body: unknown): Record<string, string> {
-  if (typeof body === 'string') return Object.fromEntries(new URLSearchParams(body));
-  const flat: Record<string, string> = {};
-  const walk = (v: unknown, prefix: string) => {
-    if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, prefix ? `${prefix}[${k}]` : k);
-    else flat[prefix] = String(v);
-  };
-  walk(body, '');
-  return flat;
-}
 
 /** Stripe answers one Checkout Session create; the form the gateway sent is captured. */
 function stripeCreatesSession(id = uniqueName('cs_test')) {

@@ -14,6 +14,7 @@ import { assertLedger } from '../helpers/ledger.ts';
 import { uniqueName } from '../helpers/services.ts';
 import { activateSubscription, cancelSubscription, renewDue } from '../../db/subscriptions.ts';
 import { captureLog } from '../helpers/logs.ts';
+import { formOf } from '../helpers/stripe.ts';
 
 const SECRET_KEY = 'sk_test_mediagateplans';
 const WEBHOOK_SECRET = 'whsec_mediagateplanssecret';
@@ -51,17 +52,6 @@ function both(title: string, fn: (t: ExecutionContext, s: Scenario) => Promise<v
       await assertLedger(t, gws[db].app.db);
     }
   });
-}
-
-function formOf(body: unknown): Record<string, string> {
-  if (typeof body === 'string') return Object.fromEntries(new URLSearchParams(body));
-  const flat: Record<string, string> = {};
-  const walk = (v: unknown, prefix: string) => {
-    if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, prefix ? `${prefix}[${k}]` : k);
-    else flat[prefix] = String(v);
-  };
-  walk(body, '');
-  return flat;
 }
 
 const seconds = (ms: number) => Math.floor(ms / 1000);

@@ -339,7 +339,7 @@ export type StripePeriodOutcome =
   /** the plan the period renews with is no longer declared: nothing granted */
   | { outcome: 'unknown-plan'; plan: string; subscription: Subscription }
   /** the wallet is gone: the plan was cancelled instead */
-  | { outcome: 'cancelled' };
+  | { outcome: 'cancelled'; payer: Owner; plan: string };
 
 /**
  * Stripe reports a period of the plan's Stripe subscription paid: if it starts after the plan's
@@ -361,7 +361,7 @@ export async function grantStripePeriod(db: Knex, stripeSubscriptionId: string, 
       const guard = { id: sub.id, current_period_start: sub.currentPeriodStart };
       if (await walletGone(trx, payerOf(sub))) {
         await trx('subscriptions').where(guard).update({ status: 'cancelled', next_plan: null, cancelled_at: now, updated_at: now });
-        return { outcome: 'cancelled' };
+        return { outcome: 'cancelled', payer: payerOf(sub), plan: sub.plan };
       }
       const start = period.start;
       const computed = nextPeriodEnd(plan.period, start, start);

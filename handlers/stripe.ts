@@ -296,7 +296,13 @@ async function invoicePaid(app: App, event: Stripe.Event, invoice: Fields): Prom
       return 'unmatched';
     }
   }
-  return out.outcome === 'cancelled' ? 'subscription_cancelled' : 'ignored';
+  if (out.outcome === 'cancelled') {
+    // its wallet is gone and Stripe still charges it (the deletion could not have it cancelled): nothing here will pay out of it
+    const payer = out.payer;
+    if (await endStripeSubscription(app, sub, { ...payer })) await recordStripeSubscriptionEnded(app.db, sub, payer, out.plan, null, app.clock());
+    return 'subscription_cancelled';
+  }
+  return 'ignored';
 }
 
 /**

@@ -6,7 +6,8 @@ import type { Handler } from './types.ts';
 import type { App } from '../lib/context.ts';
 import { ConflictError, ValidationFailedError } from '../lib/errors.ts';
 import type { SubscriptionPlan } from '../lib/subscription-plans.ts';
-import { activateSubscription, cancelSubscription, changeSubscription } from '../db/subscriptions.ts';
+import { activateSubscription, cancelSubscription, changeSubscription, recordStripeSubscriptionEnded, stripeSubscriptionEnded } from '../db/subscriptions.ts';
+import { endStripeSubscription } from '../lib/stripe.ts';
 import { walletFor } from './admin.ts';
 import { subscriptionView } from './subscription-view.ts';
 
@@ -55,6 +56,12 @@ export const adminManageSubscription: Handler<'adminManageSubscription'> = async
   } else {
     const out = await cancelSubscription(app.db, payer, now);
     if (out.outcome !== 'ok') throw new ConflictError('this wallet has no active subscription to cancel');
+    // a plan bought through Stripe: Stripe would go on charging for it every period
+    const stripeSub = out.subscription.stripeSubscriptionId;
+    if (stripeSub !== null && !(await stripeSubscriptionEnded(app.db, stripeSub))
+      && await endStripeSubscription(app, stripeSub, { ...payer }, 'its plan was cancelled on the gateway by an administrator')) {
+      await recordStripeSubscriptionEnded(app.db, stripeSub, payer, out.subscription.plan, null, app.clock());
+    }
   }
   return subscriptionView(app, payer);
 };

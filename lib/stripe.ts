@@ -1,7 +1,7 @@
 // The payment processor, Stripe (README "Payments (Stripe)"), through the official SDK: the
 // client (one per secret key, kept for the process), what a payment buys in credits, the credits
 // a (partial) refund takes back, the idempotency key a refund is sent with, Stripe's errors as
-// the gateway's, and cancelling the subscription of a wallet that is gone. Transport-free apart from the SDK itself; no hapi, no SQL.
+// the gateway's, and cancelling a subscription at Stripe (its wallet gone, or its plan ended on the gateway). Transport-free apart from the SDK itself; no hapi, no SQL.
 //
 // The SDK (some 150 ms to import) is loaded by the first call that needs it (stripeSdk: a client,
 // a webhook's signature), not at start-up: most processes never talk to Stripe. Its types are
@@ -125,20 +125,28 @@ export function fromStripeError(err: unknown, what: string): Error {
   return new UnavailableError(`Stripe cannot be reached now (${err.type}); try again`);
 }
 
+/** Why endStripeSubscription cancels, by default: the subscription's wallet is gone. */
+const WALLET_GONE = 'its wallet is gone (account erased or team deleted)';
+
 /**
- * Cancels a Stripe subscription at once (`DELETE /v1/subscriptions/{id}`): Stripe charges it no
- * more. Used when its wallet goes (an erased account, a deleted team), after that has committed:
- * a failure (Stripe unreachable or refusing, or no STRIPE_SECRET_KEY) is logged as an error for the
- * operator, who cancels it in Stripe's dashboard, and undoes nothing.
+ * Cancels a Stripe subscription at once (`DELETE /v1/subscriptions/{id}`, without proration and
+ * without a final invoice): Stripe charges it no more. Used when its wallet goes (an erased
+ * account, a deleted team), when its plan is cancelled on the gateway, and when an administrator
+ * activates a plan by hand on a wallet a Stripe subscription still charges, each after that has
+ * committed: a failure (Stripe unreachable or refusing, or no STRIPE_SECRET_KEY) is logged as an
+ * error naming the subscription for the operator, who cancels it in Stripe's dashboard, and undoes
+ * nothing. `why`: the reason, in the log lines. True when Stripe cancelled it.
  */
-export async function endStripeSubscription(app: Pick<App, 'config' | 'log'>, subscriptionId: string, context: Record<string, unknown>): Promise<void> {
+export async function endStripeSubscription(app: Pick<App, 'config' | 'log'>, subscriptionId: string, context: Record<string, unknown>, why = WALLET_GONE): Promise<boolean> {
   try {
     const stripe = await stripeClient(app.config.stripe);
     await stripeCall('subscription', () => stripe.subscriptions.cancel(subscriptionId));
-    app.log.info({ subscription: subscriptionId, ...context }, 'stripe subscription cancelled: its wallet is gone');
+    app.log.info({ subscription: subscriptionId, ...context }, `stripe subscription cancelled: ${why}`);
+    return true;
   } catch (err) {
     app.log.error({ subscription: subscriptionId, ...context, error: (err as Error).message },
-      'stripe_subscription_not_cancelled: its wallet is gone (account erased or team deleted) but Stripe could not be asked to cancel the subscription; cancel it in Stripe\'s dashboard, or Stripe keeps charging it');
+      `stripe_subscription_not_cancelled: ${why} but Stripe could not be asked to cancel the subscription; cancel it in Stripe's dashboard, or Stripe keeps charging it`);
+    return false;
   }
 }
 

@@ -62,6 +62,9 @@ function event(type: string, object: Record<string, unknown>, created = ++eventC
   return { id: uniqueName('evt'), object: 'event', type, api_version: Stripe.API_VERSION, created, data: { object } };
 }
 
+/** Each gateway's billing account, made once. */
+const billing = new WeakMap<TestGateway, Promise<Account>>();
+
 function scenario(gw: TestGateway) {
   const deliver = async (e: object) => {
     const payload = JSON.stringify(e);
@@ -96,8 +99,20 @@ function scenario(gw: TestGateway) {
   const subscription = (acct: Account, sub: string, status: string, extra: Record<string, unknown> = {}) => ({
     id: sub, object: 'subscription', status, metadata: metadata(acct), items: { object: 'list', data: [{ id: 'si_1', price: { id: 'price_starter' } }] }, ...extra,
   });
+  /** An administrator's adminManageSubscription on the account's own wallet (as a billing account). */
+  const manage = async (acct: Account, body: Record<string, unknown>) => {
+    if (!billing.has(gw)) {
+      billing.set(gw, (async () => {
+        const b = await newAccount(gw);
+        await gw.app.db('users').where({ id: b.userId }).update({ role: 'billing' });
+        return b;
+      })());
+    }
+    const { email } = await gw.app.db('users').where({ id: acct.userId }).first('email');
+    return callOperation<{ status: string; plan: string | null }>(gw, 'adminManageSubscription', { as: (await billing.get(gw)!).session, body: { email, ...body } });
+  };
   return {
-    gw, deliver, subscribe, row, invoice, subscription,
+    gw, deliver, subscribe, row, invoice, subscription, manage,
     account: () => newAccount(gw),
     balance: async (acct: Account) => Number((await gw.app.db('users').where({ id: acct.userId }).first('balance')).balance),
     grants: async (acct: Account) => Number((await gw.app.db('credit_grants').where({ wallet: `user:${acct.userId}` }).count({ n: '*' }))[0]!.n),
@@ -306,4 +321,51 @@ both('the same period\'s invoice.paid delivered several times at once grants it 
   t.true(statuses.every((x) => x === 'subscription_renewed' || x === 'ignored'), statuses.join());
   t.is(await s.grants(acct), 2);
   t.is(await s.balance(acct), 20_000);
+});
+
+both('an administrator\'s cancel of a Stripe-backed plan cancels its Stripe subscription at once; if Stripe cannot be asked, the cancel stands and an error names it', async (t, s) => {
+  const acct = await s.account();
+  const sub = uniqueName('sub');
+  t.is(await s.subscribe(acct, sub), 'subscription_started');
+  const sent: Array<Record<string, string>> = [];
+  nock(STRIPE).delete(`/v1/subscriptions/${sub}`, (body: unknown) => { sent.push(formOf(body ?? '')); return true; }).reply(200, { id: sub, object: 'subscription', status: 'canceled' });
+  const res = await s.manage(acct, { action: 'cancel' });
+  t.is(res.status, 200, res.raw.payload);
+  t.is(res.body.status, 'cancelled');
+  t.is(sent.length, 1, 'cancelled at Stripe, once');
+  t.falsy(sent[0]!.prorate, 'without proration');
+  t.falsy(sent[0]!.invoice_now, 'and without a final invoice');
+  t.is(await s.balance(acct), 10_000, 'the current period\'s grant stays');
+  // Stripe reports it deleted; a late invoice of it grants nothing
+  t.is(await s.deliver(event('customer.subscription.deleted', s.subscription(acct, sub, 'canceled'))), 'ignored');
+  t.is(await s.grants(acct), 1);
+
+  // Stripe refuses the key: the plan is cancelled all the same, and the operator is told which subscription to cancel
+  const other = await s.account();
+  const kept = uniqueName('sub');
+  t.is(await s.subscribe(other, kept), 'subscription_started');
+  nock(STRIPE).delete(`/v1/subscriptions/${kept}`).reply(401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } });
+  const before = logs.lines.length;
+  const refused = await s.manage(other, { action: 'cancel' });
+  t.is(refused.status, 200, refused.raw.payload);
+  t.is(refused.body.status, 'cancelled');
+  const logged = logs.parsed<{ msg: string; subscription?: string; level: number }>().slice(before).filter((l) => l.subscription === kept && l.level >= 50);
+  t.is(logged.length, 1);
+  t.regex(logged[0]!.msg, /^stripe_subscription_not_cancelled: /);
+  t.true(nock.isDone());
+});
+
+both('a period paid for a Stripe-backed plan whose wallet is gone cancels the plan and its Stripe subscription, and grants nothing', async (t, s) => {
+  const acct = await s.account();
+  const sub = uniqueName('sub');
+  t.is(await s.subscribe(acct, sub), 'subscription_started');
+  const end = Number((await s.row(acct)).current_period_end);
+  // the wallet is gone while its Stripe subscription went on (Stripe could not be asked at the deletion)
+  await s.gw.app.db('users').where({ id: acct.userId }).update({ deleted_at: Date.now() });
+  const cancelled: string[] = [];
+  nock(STRIPE).delete(`/v1/subscriptions/${sub}`).reply(() => { cancelled.push(sub); return [200, { id: sub, object: 'subscription', status: 'canceled' }]; });
+  t.is(await s.deliver(event('invoice.paid', s.invoice(sub, end, end + 30 * DAY))), 'subscription_cancelled');
+  t.like(await s.row(acct), { status: 'cancelled' });
+  t.deepEqual(cancelled, [sub]);
+  t.is(await s.grants(acct), 1);
 });

@@ -6,7 +6,9 @@ import type { Handler } from './types.ts';
 import type { App } from '../lib/context.ts';
 import { ConflictError, ValidationFailedError } from '../lib/errors.ts';
 import type { SubscriptionPlan } from '../lib/subscription-plans.ts';
-import { activateSubscription, cancelSubscription, changeSubscription, recordStripeSubscriptionEnded, stripeSubscriptionEnded } from '../db/subscriptions.ts';
+import {
+  activateSubscription, cancelSubscription, changeSubscription, liveStripeSubscriptionsOf, recordStripeSubscriptionEnded, stripeSubscriptionEnded,
+} from '../db/subscriptions.ts';
 import { endStripeSubscription } from '../lib/stripe.ts';
 import { walletFor } from './admin.ts';
 import { subscriptionView } from './subscription-view.ts';
@@ -50,6 +52,12 @@ export const adminManageSubscription: Handler<'adminManageSubscription'> = async
     const out = await activateSubscription(app.db, payer, plan, firstPeriodEnd(body.current_period_end, now), now);
     if (out.outcome === 'already-active') throw new ConflictError('this wallet already has an active subscription: use "change" to switch plans, or "cancel" first');
     if (out.outcome === 'wallet-gone') throw new ConflictError('the team (or account) was deleted: its wallet cannot be credited');
+    // the plan is renewed on the clock from now: a Stripe subscription of an earlier checkout of
+    // this wallet still live at Stripe would charge every period for nothing the gateway grants
+    // (Stripe then reports it deleted, which records it ended)
+    for (const sub of await liveStripeSubscriptionsOf(app.db, payer)) {
+      await endStripeSubscription(app, sub, { ...payer }, 'an administrator activated a plan by hand on its wallet, which no Stripe subscription pays for');
+    }
   } else if (body.action === 'change') {
     const out = await changeSubscription(app.db, payer, planNamed(app, body.plan), now);
     if (out.outcome !== 'ok') throw new ConflictError('this wallet has no active subscription to change: use "activate"');

@@ -355,6 +355,23 @@ both('an administrator\'s cancel of a Stripe-backed plan cancels its Stripe subs
   t.true(nock.isDone());
 });
 
+both('an administrator\'s activate on a wallet a Stripe subscription still charges cancels that subscription at Stripe; an active plan is left alone', async (t, s) => {
+  const acct = await s.account();
+  const old = uniqueName('sub');
+  t.is(await s.subscribe(acct, old), 'subscription_started');
+  // the plan was cancelled on the gateway while its Stripe subscription went on (Stripe could not be asked then)
+  t.like(await cancelSubscription(s.gw.app.db, { userId: acct.userId, teamId: null }, Date.now()), { outcome: 'ok' });
+  const cancelled: string[] = [];
+  nock(STRIPE).delete(`/v1/subscriptions/${old}`).reply(() => { cancelled.push(old); return [200, { id: old, object: 'subscription', status: 'canceled' }]; });
+  const res = await s.manage(acct, { action: 'activate', plan: 'starter' });
+  t.is(res.status, 200, res.raw.payload);
+  t.like(await s.row(acct), { status: 'active', stripe_subscription_id: null });
+  t.deepEqual(cancelled, [old]);
+  // activate on an active plan is 409 and asks Stripe nothing (nock would refuse an unexpected request)
+  t.is((await s.manage(acct, { action: 'activate', plan: 'starter' })).status, 409);
+  t.is(cancelled.length, 1);
+});
+
 both('a period paid for a Stripe-backed plan whose wallet is gone cancels the plan and its Stripe subscription, and grants nothing', async (t, s) => {
   const acct = await s.account();
   const sub = uniqueName('sub');

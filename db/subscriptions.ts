@@ -253,11 +253,18 @@ export async function startedStripeSubscription(db: Knex, payer: Owner): Promise
 
 /**
  * A change of plan takes effect at the next renewal: the current period and its grant stay as they
- * are. Changing back to the current plan drops a pending change.
+ * are. Changing back to the current plan drops a pending change. With `order` (a Stripe event's),
+ * not when the event is older than the newest one applied to the plan, which it then becomes.
  */
-export async function changeSubscription(db: Knex, payer: Owner, plan: SubscriptionPlan, now: number): Promise<SetOutcome> {
-  const n = await db('subscriptions').where({ wallet: ownerKey(payer) }).whereIn('status', LIVE)
-    .update({ next_plan: db.raw('case when plan = ? then null else ? end', [plan.name, plan.name]), user_id: payer.userId, updated_at: now });
+export async function changeSubscription(db: Knex, payer: Owner, plan: SubscriptionPlan, now: number, order?: StripeEventOrder): Promise<SetOutcome> {
+  const q = db('subscriptions').where({ wallet: ownerKey(payer) }).whereIn('status', LIVE);
+  // a Stripe event's change: the order check and the write are this one statement, so an older
+  // update delivered at the same moment as a newer one, and written after it, changes nothing
+  if (order) q.where(notNewerThan(order.at));
+  const n = await q.update({
+    next_plan: db.raw('case when plan = ? then null else ? end', [plan.name, plan.name]), user_id: payer.userId, updated_at: now,
+    ...(order ? { stripe_event_at: order.at } : {}),
+  });
   const sub = await findSubscription(db, payer);
   if (affected(n) !== 1 || !sub) return { outcome: 'not-active', ...(sub ? { subscription: sub } : {}) };
   return { outcome: 'ok', subscription: sub };

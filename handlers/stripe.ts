@@ -363,7 +363,7 @@ async function subscriptionUpdated(app: App, event: Stripe.Event, sub: Stripe.Su
   const plan = [...app.config.subscriptions.plans.values()].find((p) => p.stripePrice !== undefined && p.stripePrice === price);
   let status: AckStatus = payment ?? 'ignored';
   if (plan && current.status === 'active' && plan.name !== (current.nextPlan ?? current.plan)) {
-    const out = await changeSubscription(app.db, target.payer, plan, now);
+    const out = await changeSubscription(app.db, target.payer, plan, now, { at });
     if (out.outcome === 'ok') status = 'subscription_changed';
   }
   if (current.status === 'active') await stripeEventApplied(app.db, target.payer, at);

@@ -386,3 +386,34 @@ both('a period paid for a Stripe-backed plan whose wallet is gone cancels the pl
   t.deepEqual(cancelled, [sub]);
   t.is(await s.grants(acct), 1);
 });
+
+test.serial('two updates of a Stripe subscription delivered at the same moment on MariaDB: the older one, written last, does not undo the newer', async (t) => {
+  const s = scenario(gws.mysql);
+  const acct = await s.account();
+  const sub = uniqueName('sub');
+  t.is(await s.subscribe(acct, sub), 'subscription_started');
+  const pro = { items: { object: 'list', data: [{ id: 'si_1', price: { id: 'price_pro' } }] } };
+  // the customer picks pro, then goes back to starter: Stripe sends both updates at once
+  const older = event('customer.subscription.updated', s.subscription(acct, sub, 'active', pro));
+  const newer = event('customer.subscription.updated', s.subscription(acct, sub, 'active'));
+  // the older one's write of its change waits until the newer one has been applied in full
+  const { client } = s.gw.app.db;
+  const query = client.query;
+  let reached!: () => void;
+  const atWrite = new Promise<void>((resolve) => { reached = resolve; });
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => { release = resolve; });
+  client.query = async function (this: unknown, connection: unknown, q: { sql?: string; bindings?: unknown[] }) {
+    if (/^update/i.test(q.sql ?? '') && /next_plan/.test(q.sql ?? '') && q.bindings?.includes('pro')) { reached(); await released; }
+    return query.call(this, connection, q);
+  };
+  t.teardown(() => { client.query = query; });
+  const first = s.deliver(older);
+  await atWrite;
+  const second = await s.deliver(newer);
+  release();
+  const statuses = [await first, second];
+  client.query = query;
+  t.like(await s.row(acct), { plan: 'starter', next_plan: null, status: 'active' }, statuses.join());
+  await assertLedger(t, s.gw.app.db);
+});

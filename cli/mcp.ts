@@ -181,7 +181,12 @@ export function createMcpServer(client: Client, vocabulary: SpecVocabulary, opts
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   }, (args, extra) => guarded(async () => {
     client.requireKey();
-    const path = `/api/v1/${encodeURIComponent(args.model)}`;
+    // The route is the catalog's own for that model, never one built from the argument: a slug such
+    // as "keys" or ".." (free-form when the served spec could not be read) would reach another route.
+    const catalog = await client.request<{ models: Array<ModelEntry & { path: string }> }>('GET', '/api/v1/models', { auth: false, signal: extra.signal });
+    const entry = catalog.body.models.find((m) => m.slug === args.model);
+    if (!entry) throw new CliError(`the gateway has no model "${args.model}" (list_models lists them)`, EXIT.notFound, { status: 404, code: 'not_found' });
+    const path = entry.path;
     // one key per call: a retry of this very request by the gateway's client is then charged once
     const submitted = await client.request<{ request_id: string; status: string; price: number }>('POST', path, {
       body: args.input, team: true, headers: { 'idempotency-key': crypto.randomUUID() }, signal: extra.signal,

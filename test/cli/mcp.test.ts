@@ -236,3 +236,27 @@ test('credentials come from the stored login when MEDIAGATE_API_KEY is not set; 
   const why = JSON.stringify((await call(elsewhere, 'get_balance')).content);
   t.true(why.includes(gw.baseUrl) && why.includes('http://127.0.0.1:9'), why);
 });
+
+test('run_model runs only a model of the catalog: without the served spec, a slug naming another route is refused before any call', async (t) => {
+  const { createMcpServer } = await import('../../cli/mcp.ts');
+  const { Client: GatewayClient } = await import('../../cli/client.ts');
+  const { InMemoryTransport } = await import('@modelcontextprotocol/sdk/inMemory.js');
+  const account = await accountWithEmail(gw, 1000);
+  const gateway = new GatewayClient({ baseUrl: gw.baseUrl, apiKey: account.liveKey });
+  // no vocabulary: the server could not read /openapi.json, so slugs are free-form strings
+  const server = createMcpServer(gateway, { slugs: [], categories: [], tiers: [], text: {} });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'mediagate-test', version: '1.0.0' });
+  await client.connect(clientSide);
+  t.teardown(() => client.close());
+  const keys = async () => (await gateway.request<unknown[]>('GET', '/app/get_user_keys')).body.length;
+  const before = await keys();
+  for (const model of ['keys', '..', 'models/../keys']) {
+    const res = await call(client, 'run_model', { model, input: { name: 'made by an agent' }, wait_seconds: 0 });
+    t.true(res.isError, model);
+  }
+  t.is(await keys(), before, 'no API key was created through run_model');
+  const ok = await call(client, 'run_model', { model: MODEL, input: { prompt: 'x', width: 64, height: 64 }, wait_seconds: 30 });
+  t.falsy(ok.isError, JSON.stringify(ok.content));
+});

@@ -2,6 +2,7 @@
 // lines for a terminal and `json` for --json (scripts and agents), and throws CliError to fail.
 import fs from 'node:fs';
 import path from 'node:path';
+import crypto from 'node:crypto';
 import { Client, CliError, EXIT, refuseRedirect, sameGateway } from './client.ts';
 import type { StoredConfig } from './config.ts';
 import { progress } from './progress.ts';
@@ -396,21 +397,68 @@ function finished(p: Prediction): void {
   }
 }
 
-export async function download(p: Prediction, dir: string): Promise<string[]> {
+/** Bounds of one output's download (--download): its size, and the time from request to last byte. */
+export const DOWNLOAD_LIMITS = { maxBytes: 5 * 1024 ** 3, timeoutMs: 10 * 60 * 1000 } as const;
+
+/**
+ * Saves each output of `p` in `dir`, named from the prediction's id and the output's index (never a
+ * path the server chose). Each file is written to a temporary file in `dir` and renamed into place
+ * once complete: a download refused for its size, stopped at its time limit or broken off leaves
+ * nothing, neither a truncated file nor the temporary one.
+ */
+export async function download(p: Prediction, dir: string, limits: { maxBytes: number; timeoutMs: number } = DOWNLOAD_LIMITS): Promise<string[]> {
   fs.mkdirSync(dir, { recursive: true });
   const files: string[] = [];
   for (const [i, url] of p.outputs.entries()) {
-    let res: Response;
-    try {
-      res = await fetch(url);
-    } catch (err) {
-      throw new CliError(`downloading output ${i} of ${p.id} from ${url} failed: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`, EXIT.error);
-    }
-    if (!res.ok) throw new CliError(`downloading output ${i} of ${p.id} failed (${res.status})`, EXIT.error);
     const ext = path.extname(new URL(url).pathname).replace(/[^.a-z0-9]/gi, '') || '.bin';
     // the id comes from the server: a name, never a path (no separators, no "..")
     const target = path.join(dir, `${p.id.replace(/[^A-Za-z0-9_-]/g, '_')}-${i}${ext}`);
-    fs.writeFileSync(target, new Uint8Array(await res.arrayBuffer()));
+    const what = `downloading output ${i} of ${p.id}`;
+    const tooLarge = () => new CliError(`${what} failed: it is larger than the ${limits.maxBytes}-byte limit`, EXIT.error);
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), limits.timeoutMs);
+    const tmp = `${target}.${crypto.randomUUID()}.part`;
+    try {
+      let res: Response;
+      try {
+        res = await fetch(url, { signal: abort.signal });
+      } catch (err) {
+        if (abort.signal.aborted) throw new CliError(`${what} failed: not finished within ${limits.timeoutMs / 1000} s`, EXIT.error);
+        throw new CliError(`${what} from ${url} failed: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`, EXIT.error);
+      }
+      if (!res.ok) throw new CliError(`${what} failed (${res.status})`, EXIT.error);
+      const declared = Number(res.headers.get('content-length') ?? NaN);
+      if (Number.isFinite(declared) && declared > limits.maxBytes) {
+        abort.abort();
+        throw tooLarge();
+      }
+      const fd = fs.openSync(tmp, 'wx', 0o644);
+      try {
+        let bytes = 0;
+        try {
+          for await (const chunk of (res.body ?? []) as AsyncIterable<Uint8Array>) {
+            bytes += chunk.length;
+            if (bytes > limits.maxBytes) throw tooLarge();
+            fs.writeSync(fd, chunk);
+          }
+        } catch (err) {
+          // aborted already: the timer ran out
+          const late = abort.signal.aborted;
+          abort.abort();
+          if (err instanceof CliError) throw err;
+          if (late) throw new CliError(`${what} failed: not finished within ${limits.timeoutMs / 1000} s`, EXIT.error);
+          throw new CliError(`${what} failed: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`, EXIT.error);
+        }
+      } finally {
+        fs.closeSync(fd);
+      }
+      fs.renameSync(tmp, target);
+    } catch (err) {
+      fs.rmSync(tmp, { force: true });
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
     files.push(target);
   }
   return files;

@@ -68,6 +68,23 @@ function describe(status: number, body: unknown): { message: string; code?: stri
   return { message: `the gateway answered ${status}` };
 }
 
+/** The CliError for a 4xx or 5xx answer: the gateway's sentence and code, the exit code of its status. */
+export function errorOf(status: number, headers: Headers, parsed: unknown): CliError {
+  const { message, code } = describe(status, parsed);
+  const retry = headers.get('retry-after');
+  const suffix = status === 429 && retry ? ` (retry after ${retry} s)` : '';
+  return new CliError(message + suffix, exitCodeForStatus(status), { status, ...(code ? { code } : {}), body: parsed });
+}
+
+/** Milliseconds a Retry-After header asks for (seconds or an HTTP date), or undefined. */
+export function retryAfterMs(headers: Headers): number | undefined {
+  const raw = headers.get('retry-after');
+  if (!raw) return undefined;
+  if (/^\d+$/.test(raw.trim())) return Number(raw.trim()) * 1000;
+  const at = Date.parse(raw);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
 export interface ClientOptions {
   baseUrl: string;
   apiKey?: string | undefined;
@@ -206,12 +223,7 @@ export class Client {
         throw new CliError(`the gateway answered ${res.status} with a body that is not JSON`, EXIT.error, { status: res.status });
       }
     }
-    if (res.status >= 400) {
-      const { message, code } = describe(res.status, parsed);
-      const retry = res.headers.get('retry-after');
-      const suffix = res.status === 429 && retry ? ` (retry after ${retry} s)` : '';
-      throw new CliError(message + suffix, exitCodeForStatus(res.status), { status: res.status, ...(code ? { code } : {}), body: parsed });
-    }
+    if (res.status >= 400) throw errorOf(res.status, res.headers, parsed);
     return { status: res.status, headers: res.headers, body: parsed as T };
   }
 }

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { Client, CliError, EXIT, refuseRedirect, sameGateway } from './client.ts';
+import { Client, CliError, EXIT, errorOf, refuseRedirect, retryAfterMs, sameGateway } from './client.ts';
 import type { StoredConfig } from './config.ts';
 import { progress } from './progress.ts';
 
@@ -330,8 +330,19 @@ export async function waitFor(ctx: Context, id: string, timeoutS: number, onUpda
   try {
     let last: Prediction | undefined;
     const cancelled = () => new CliError(`the wait for prediction ${id} was cancelled`, EXIT.error);
+    // pauses between follow-ups that brought nothing new: 0.5 s, doubling up to 10 s
+    let pause = 0;
+    let retryAfter: number | undefined;
     while (Date.now() < deadline) {
       if (signal?.aborted) throw cancelled();
+      const wait = Math.min(retryAfter ?? pause, deadline - Date.now());
+      retryAfter = undefined;
+      if (wait > 0) {
+        await sleep(wait, signal);
+        if (signal?.aborted) throw cancelled();
+        if (Date.now() >= deadline) break;
+      }
+      pause = Math.min(Math.max(pause * 2, 500), 10_000);
       const abort = new AbortController();
       const timer = setTimeout(() => abort.abort(), Math.max(1, deadline - Date.now()));
       const stop = () => abort.abort();
@@ -344,9 +355,15 @@ export async function waitFor(ctx: Context, id: string, timeoutS: number, onUpda
         });
         refuseRedirect(ctx.client.baseUrl, res);
         if (res.status >= 400) {
-          // the same errors as a read (404 for another owner's id, 401 for a revoked key)
-          await getPrediction(ctx, id, signal);
-          throw new CliError(`the gateway answered ${res.status}`, EXIT.error, { status: res.status });
+          const text = await res.text();
+          let parsed: unknown = text;
+          try { parsed = JSON.parse(text); } catch { /* not JSON: the status says it */ }
+          // rate limited or a passing 5xx: follow again after Retry-After or the pause; any other 4xx ends the wait
+          if (res.status === 429 || res.status >= 500) {
+            retryAfter = retryAfterMs(res.headers);
+            continue;
+          }
+          throw errorOf(res.status, res.headers, parsed);
         }
         const decoder = new TextDecoder();
         let buffer = '';
@@ -359,6 +376,8 @@ export async function waitFor(ctx: Context, id: string, timeoutS: number, onUpda
             const data = event.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n');
             if (!data) continue;
             last = JSON.parse(data) as Prediction;
+            // news: a stream the gateway ends later (its length is capped) is followed again at once
+            pause = 0;
             bar.update(`${last.model}: ${last.status}`);
             onUpdate?.(last);
             // leaving the loop cancels the body, which closes the stream
@@ -383,6 +402,15 @@ export async function waitFor(ctx: Context, id: string, timeoutS: number, onUpda
   } finally {
     bar.done();
   }
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => { clearTimeout(timer); signal?.removeEventListener('abort', done); resolve(); };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 function predictionLines(p: Prediction, files: string[] = []): string[] {

@@ -270,20 +270,33 @@ interface UploadAddress {
 }
 
 export async function uploadFile(ctx: Context, file: string): Promise<{ url: string; name: string; bytes: number }> {
-  let data: Buffer;
+  let size: number;
   try {
-    data = fs.readFileSync(file);
+    const stat = fs.statSync(file);
+    if (!stat.isFile()) throw new CliError(`${file} is not a file`, EXIT.usage);
+    size = stat.size;
   } catch (err) {
+    if (err instanceof CliError) throw err;
     throw new CliError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, EXIT.usage);
   }
-  return uploadBytes(ctx, path.basename(file), data);
+  return uploadBytes(ctx, path.basename(file), size, () => fs.readFileSync(file));
 }
 
-/** Puts `data` on the gateway's storage as a file named `name` (its extension gives the type). */
-export async function uploadBytes(ctx: Context, name: string, data: Buffer): Promise<{ url: string; name: string; bytes: number }> {
+/**
+ * Puts a file named `name` (its extension gives the type) of `size` bytes on the gateway's storage.
+ * `read` gives its bytes; it is called only once the gateway has taken the declared size, so a file
+ * over its media type's limit is refused without being read into memory.
+ */
+export async function uploadBytes(ctx: Context, name: string, size: number, read: () => Buffer): Promise<{ url: string; name: string; bytes: number }> {
   // the size declared: a file over its limit is refused at once, and S3 binds it into the presigned PUT
-  const res = await ctx.client.request<UploadAddress>('GET', '/app/get_file_upload_url', { query: { filename: name, size_bytes: data.length || undefined }, team: true });
+  const res = await ctx.client.request<UploadAddress>('GET', '/app/get_file_upload_url', { query: { filename: name, size_bytes: size || undefined }, team: true });
   const address = res.body;
+  let data: Buffer;
+  try {
+    data = read();
+  } catch (err) {
+    throw new CliError(`cannot read ${name}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, EXIT.usage);
+  }
   const headers: Record<string, string> = { ...(address.headers ?? {}) };
   if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
     headers['content-type'] = TYPES[path.extname(name).slice(1).toLowerCase()] ?? 'application/octet-stream';

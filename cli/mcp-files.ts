@@ -45,10 +45,11 @@ function realDir(dir: string): string | undefined {
 }
 
 /**
- * Reads `file` when it is a media file under one of `dirs` (after following links): its name and
- * bytes; else a CliError saying why, and how to allow a directory.
+ * `file` when it is a media file under one of `dirs` (after following links): its name, its size
+ * and how to read its bytes (read only once the gateway has taken the size), open until `close`;
+ * else a CliError saying why, and how to allow a directory.
  */
-export function readAllowedFile(file: string, dirs: readonly string[]): { name: string; data: Buffer } {
+export function readAllowedFile(file: string, dirs: readonly string[]): { name: string; size: number; read: () => Buffer; close: () => void } {
   const allow = `upload_file reads only image, video and audio files under the directories the user allowed: set ${UPLOAD_DIRS_ENV} in the server's environment (directories separated by "${path.delimiter}"), or share the folder as a root of the host`;
   if (dirs.length === 0) throw new CliError(`${allow}; none is allowed now`, EXIT.usage);
   let real: string;
@@ -61,13 +62,24 @@ export function readAllowedFile(file: string, dirs: readonly string[]): { name: 
   if (!roots.some((d) => inside(d, real))) throw new CliError(`${file} is not under an allowed directory (${dirs.join(', ')}): ${allow}`, EXIT.usage);
   const ext = path.extname(real).slice(1).toLowerCase();
   if (!MEDIA_EXTENSIONS.has(ext)) throw new CliError(`${file} is not an image, video or audio file (${[...MEDIA_EXTENSIONS].join(', ')}): ${allow}`, EXIT.usage);
-  let data: Buffer;
+  // opened now: the bytes read later are this file's, whatever is renamed or linked meanwhile
+  let fd: number;
+  let size: number;
   try {
-    if (!fs.statSync(real).isFile()) throw new CliError(`${file} is not a file`, EXIT.usage);
-    data = fs.readFileSync(real);
+    fd = fs.openSync(real, 'r');
   } catch (err) {
+    throw new CliError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, EXIT.usage);
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) throw new CliError(`${file} is not a file`, EXIT.usage);
+    size = stat.size;
+  } catch (err) {
+    fs.closeSync(fd);
     if (err instanceof CliError) throw err;
     throw new CliError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, EXIT.usage);
   }
-  return { name: path.basename(real), data };
+  let open = true;
+  const close = () => { if (open) { open = false; fs.closeSync(fd); } };
+  return { name: path.basename(real), size, read: () => fs.readFileSync(fd), close };
 }

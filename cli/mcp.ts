@@ -266,7 +266,12 @@ export function createMcpServer(client: Client, vocabulary: SpecVocabulary, opts
     // the host's roots as they are now (the user may open or close folders during a session)
     const roots = server.server.getClientCapabilities()?.roots ? rootDirs((await server.server.listRoots(undefined, { signal: extra.signal })).roots) : [];
     const file = readAllowedFile(args.path, [...opts.uploadDirs, ...roots]);
-    const uploaded = await uploadBytes(ctx, file.name, file.data);
+    let uploaded: Awaited<ReturnType<typeof uploadBytes>>;
+    try {
+      uploaded = await uploadBytes(ctx, file.name, file.size, file.read);
+    } finally {
+      file.close();
+    }
     return result(uploaded, uploaded.url);
   }));
 

@@ -399,6 +399,21 @@ test.serial('upload declares the file\'s size: a file over its media type\'s lim
   }
 });
 
+test.serial('upload refuses a file over its limit before reading it: one larger than memory takes is refused by its declared size', async (t) => {
+  const { account } = await registered(0);
+  const file = path.join(dir, `${uniqueName('huge')}.png`);
+  // sparse: 3 GiB on disk costs nothing, but is more than one read into memory can take
+  fs.closeSync(fs.openSync(file, 'w'));
+  fs.truncateSync(file, 3 * 1024 ** 3);
+  try {
+    const up = await cli(['upload', file], { env: { MEDIAGATE_API_KEY: account.liveKey } });
+    t.is(up.code, 8, up.stderr);
+    t.regex(up.stderr, /at most 20971520 bytes/);
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+});
+
 test.serial('operator commands: admin grant and admin topup run with the gateway environment', async (t) => {
   const { email, account } = await registered(0);
   const env = { ...gw.env };

@@ -260,3 +260,16 @@ test('run_model runs only a model of the catalog: without the served spec, a slu
   const ok = await call(client, 'run_model', { model: MODEL, input: { prompt: 'x', width: 64, height: 64 }, wait_seconds: 30 });
   t.falsy(ok.isError, JSON.stringify(ok.content));
 });
+
+test('upload_file refuses a file over its limit before reading it: one larger than memory takes is refused by its declared size', async (t) => {
+  const account = await accountWithEmail(gw, 0);
+  const allowed = fs.mkdtempSync(path.join(dir, 'huge-'));
+  const file = path.join(allowed, 'huge.png');
+  fs.closeSync(fs.openSync(file, 'w'));
+  fs.truncateSync(file, 3 * 1024 ** 3);
+  t.teardown(() => fs.rmSync(file, { force: true }));
+  const client = await connect(t, { MEDIAGATE_API_KEY: account.liveKey, MEDIAGATE_BASE_URL: gw.baseUrl, MEDIAGATE_MCP_UPLOAD_DIRS: allowed });
+  const res = await call(client, 'upload_file', { path: file });
+  t.true(res.isError);
+  t.regex(JSON.stringify(res.content), /at most 20971520 bytes/);
+});

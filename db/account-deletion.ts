@@ -8,7 +8,8 @@ import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected, jsonOr, num } from './knex.ts';
 import { releaseFor } from './wallet/moves.ts';
-import { revokeInvitesSentBy } from './teams.ts';
+import { revokeInvitesSentBy, revokeTeamKeysCreatedBy } from './teams.ts';
+import type { RevokedTeamKey } from './teams.ts';
 import { payerOfRow } from './predictions/record.ts';
 import type { PredictionRow } from './predictions/record.ts';
 
@@ -116,7 +117,7 @@ export interface ErasedFiles {
   uploads: string[];
 }
 
-export type EraseResult = { kind: 'erased'; upstreamJobs: AbandonedUpstreamJob[]; files: ErasedFiles } | { kind: 'sole-owner'; teams: Array<{ id: number; name: string }> } | { kind: 'not-due' } | { kind: 'last-admin' };
+export type EraseResult = { kind: 'erased'; upstreamJobs: AbandonedUpstreamJob[]; files: ErasedFiles; revokedTeamKeys: RevokedTeamKey[] } | { kind: 'sole-owner'; teams: Array<{ id: number; name: string }> } | { kind: 'not-due' } | { kind: 'last-admin' };
 
 export interface EraseOptions {
   /**
@@ -140,7 +141,8 @@ async function isLastAdmin(trx: Knex.Transaction, userId: number): Promise<boole
  * is still due (a cancel may have won; `immediate` skips this, for adminDeleteUser), is not the
  * last administrator, and still owns no team alone (ownership may not have moved: then it waits
  * for the next run). Kept: the anonymised users row and every ledger row; the
- * team's records the person made for a team (its predictions and keys belong to the team).
+ * team's records the person made for a team (its predictions, and its keys, revoked as a removal
+ * from the team revokes them).
  * Output files are removed by the caller first (personalOutputs), so a failure there leaves the
  * rows to try again.
  */
@@ -158,8 +160,10 @@ export async function eraseAccount(db: Db, userId: number, now: number, opts: Er
     const clients = await trx('oauth_clients').where({ user_id: userId }).select<Array<{ client_id: string }>>('client_id');
     if (clients.length) await trx('oauth_provider_records').whereIn('client_id', clients.map((c) => c.client_id)).delete();
     await trx('oauth_clients').where({ user_id: userId }).delete();
-    // personal keys go; a team's keys this person created stay with the team
+    // personal keys go; the team keys this person created are revoked, as a removal from the team
+    // revokes them (the person holds their secrets); their rows stay with the team
     await trx('api_keys').where({ user_id: userId }).whereNull('team_id').delete();
+    const revokedTeamKeys = await revokeTeamKeysCreatedBy(trx, userId, null, now);
     await trx('sessions').where({ user_id: userId }).delete();
     // a Google sign-in handed off to a studio's domain and not yet taken would open a session
     await trx('session_handoffs').where({ user_id: userId }).delete();
@@ -228,7 +232,7 @@ export async function eraseAccount(db: Db, userId: number, now: number, opts: Er
       deletion_due_at: null,
       deleted_at: now,
     });
-    return { kind: 'erased', upstreamJobs, files };
+    return { kind: 'erased', upstreamJobs, files, revokedTeamKeys };
   });
 }
 

@@ -1,7 +1,7 @@
 // What a team owns besides its wallet (issue 8): API keys and predictions with team_id set.
 // The rows keep user_id (the member who created or submitted them) for audit; ownership, and
-// so visibility, is team_id. Removing a member revokes the team keys they created (db/teams.ts
-// removeMember); the rest of the team's keys keep working.
+// so visibility, is team_id. Removing a member, or erasing their account, revokes the team keys
+// they created (db/teams.ts revokeTeamKeysCreatedBy); the rest of the team's keys keep working.
 import type { Db } from './knex.ts';
 import { affected, num } from './knex.ts';
 import { apiKeyFromRow, restrictionColumns, updateKey } from './api-keys.ts';

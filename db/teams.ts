@@ -233,9 +233,7 @@ async function changeMember(
       await trx('team_invites').where({ team_id: teamId, invited_by: userId }).whereNull('accepted_at').whereNull('revoked_at').update({ revoked_at: change.removedAt });
       // and so do the team keys they created: they hold those secrets, and would otherwise go on
       // spending the team's wallet and reading its history from outside it
-      const keys = () => trx('api_keys').where({ team_id: teamId, user_id: userId }).whereNull('revoked_at');
-      const revokedKeyIds = (await keys().clone().orderBy('id').forUpdate().pluck('id') as Array<number | string>).map(num);
-      if (revokedKeyIds.length > 0) await keys().whereIn('id', revokedKeyIds).update({ revoked_at: change.removedAt });
+      const revokedKeyIds = (await revokeTeamKeysCreatedBy(trx, userId, teamId, change.removedAt)).map((k) => k.id);
       return { previous: current, revokedKeyIds };
     } else {
       await trx('team_members').where({ team_id: teamId, user_id: userId }).update({ role: change.role });
@@ -327,6 +325,29 @@ export async function listInvites(db: Db, teamId: number, now: number): Promise<
 export async function revokeInvite(db: Db, teamId: number, inviteId: number, now: number): Promise<boolean> {
   const n = await db('team_invites').where({ id: inviteId, team_id: teamId }).whereNull('accepted_at').whereNull('revoked_at').update({ revoked_at: now });
   return affected(n) === 1;
+}
+
+/** A team API key revoked because the member who created it went. */
+export interface RevokedTeamKey {
+  id: number;
+  teamId: number;
+}
+
+/**
+ * Revokes the live team API keys this account created, of one team (a removal or a leave) or of
+ * every team (null: an erasure), with their rows locked; the keys revoked, by id. Whoever created
+ * a team key holds its secret, and it would otherwise go on spending the team's wallet and
+ * reading its history from outside the team. The rows stay, revoked, for the team's records.
+ */
+export async function revokeTeamKeysCreatedBy(db: Db, userId: number, teamId: number | null, now: number): Promise<RevokedTeamKey[]> {
+  const keys = () => {
+    const q = db('api_keys').where({ user_id: userId }).whereNull('revoked_at');
+    return teamId === null ? q.whereNotNull('team_id') : q.where({ team_id: teamId });
+  };
+  const rows = await keys().orderBy('id').forUpdate().select<Array<{ id: number | string; team_id: number | string }>>('id', 'team_id');
+  const revoked = rows.map((r) => ({ id: num(r.id), teamId: num(r.team_id) }));
+  if (revoked.length > 0) await keys().whereIn('id', revoked.map((k) => k.id)).update({ revoked_at: now });
+  return revoked;
 }
 
 /**

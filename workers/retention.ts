@@ -41,8 +41,13 @@ export async function eraseAccountAndFiles(app: EraserApp, userId: number, now: 
   for (const key of uploads) await storage.removeUpload(key);
   const result = await eraseAccount(db, userId, now, opts);
   if (result.kind === 'erased') {
-    // its personal keys are gone: no API process may still serve one from its cache (README "Credential cache")
-    await app.credentials.invalidate({ userIds: [userId] });
+    // its personal keys are gone and the team keys it created revoked: no API process may still
+    // serve one from its cache (README "Credential cache")
+    const teamIds = [...new Set(result.revokedTeamKeys.map((k) => k.teamId))];
+    await app.credentials.invalidate({ userIds: [userId], ...(teamIds.length ? { teamIds } : {}) });
+    if (result.revokedTeamKeys.length) {
+      app.log.info({ event: 'team_keys_revoked_with_erasure', userId, keyIds: result.revokedTeamKeys.map((k) => k.id) }, 'erasure: the team keys the erased account created were revoked');
+    }
     await removeLateFiles(app, userId, result.files, { outputs, uploads });
     // the rows are gone, so no poll will tell the providers: they hear it here
     await cancelAbandonedJobs(app, userId, result.upstreamJobs);

@@ -97,3 +97,20 @@ test('a viewer reads the team ledger on SQLite without the balance or the top-up
   t.like((await read(owner)).items[0], { kind: 'topup', amount: 70, balance_after: 70, description: 'test credit' });
   t.like((await read(viewer)).items[0], { kind: 'topup', amount: null, balance_after: null, description: null, user_id: owner.userId });
 });
+
+test('an erased member\'s team keys are revoked with the erasure on SQLite; another member\'s key keeps working', async (t) => {
+  const { eraseAccountAndFiles } = await import('../../workers/retention.ts');
+  const owner = await newAccount(gw);
+  const member = await newAccount(gw);
+  const as = (who: { session: string }) => ({ authorization: `Bearer ${who.session}` });
+  const teamId = ((await gw.server.inject({ method: 'POST', url: '/app/teams', headers: as(owner), payload: { name: 'Local erasure' } })).result as { id: number }).id;
+  await gw.app.db('team_members').insert({ team_id: teamId, user_id: member.userId, role: 'developer', created_at: Date.now() });
+  const keyOf = async (who: { session: string }) => (await gw.server.inject({ method: 'POST', url: `/app/teams/${teamId}/keys`, headers: as(who), payload: { name: 'ci' } })).result as { key: string; id: number };
+  const theirs = await keyOf(member);
+  const owners = await keyOf(owner);
+  const balance = (key: string) => gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': key } });
+  t.is((await balance(theirs.key)).statusCode, 200);
+  t.like(await eraseAccountAndFiles(gw.app, member.userId, Date.now(), { immediate: true }), { kind: 'erased', revokedTeamKeys: [{ id: theirs.id, teamId }] });
+  t.is((await balance(theirs.key)).statusCode, 401);
+  t.is((await balance(owners.key)).statusCode, 200);
+});

@@ -307,3 +307,37 @@ test.serial('erasing an account removes its alert settings and its alerts; a tea
   t.deepEqual(await gw.app.db('alerts').where({ user_id: a.userId }).whereNull('team_id'), [], 'the personal alerts are gone');
   t.is((await gw.app.db('alerts').where({ team_id: teamId })).length, 1, "the team's alert stays with the team");
 });
+
+test.serial('erasing an account revokes the team API keys it created, at once and after the grace period; keys other members created keep working', async (t) => {
+  const owner = await newAccount(gw, 0);
+  const teamId = await createTeam(owner, 'keyed team');
+  await gw.app.db('teams').where({ id: teamId }).update({ balance: 1000 });
+  const teamKey = async (a: Account): Promise<{ id: number; key: string }> => {
+    const res = await gw.server.inject({ method: 'POST', url: `/app/teams/${teamId}/keys`, headers: bearer(a.session), payload: { name: 'ci' } });
+    if (res.statusCode !== 201) throw new Error(res.payload);
+    return res.result as { id: number; key: string };
+  };
+  const kept = await teamKey(owner);
+  const erasedAtOnce = await newAccount(gw);
+  const erasedLater = await newAccount(gw);
+  for (const a of [erasedAtOnce, erasedLater]) await gw.app.db('team_members').insert({ team_id: teamId, user_id: a.userId, role: 'developer', created_at: now });
+  const atOnce = await teamKey(erasedAtOnce);
+  const later = await teamKey(erasedLater);
+  // each used once, so a cached credential would answer the next request if the erasure did not drop it
+  for (const k of [kept, atOnce, later]) t.is((await balanceWith(k.key)).statusCode, 200);
+
+  // an administrator's erasure (no grace period)
+  t.like(await eraseAccountAndFiles(gw.app, erasedAtOnce.userId, now, { immediate: true }), { kind: 'erased' });
+  t.is((await balanceWith(atOnce.key)).statusCode, 401);
+  t.not((await gw.app.db('api_keys').where({ id: atOnce.id }).first()).revoked_at, null, 'the row stays, revoked, for the team\'s records');
+  t.is((await generate(kept.key)).length > 0, true, 'a key another member created still spends the team wallet');
+
+  // the retention job's erasure after the grace period
+  t.is((await requestDeletion(erasedLater)).statusCode, 200);
+  t.is((await balanceWith(later.key)).statusCode, 200, 'a team key keeps working while its creator\'s deletion is pending');
+  now += 15 * DAY;
+  t.is((await runNextPeriod()).accounts, 1);
+  t.is((await balanceWith(later.key)).statusCode, 401);
+  t.is((await gw.server.inject({ method: 'POST', url: MODEL, headers: { 'x-api-key': later.key }, payload: { prompt: 'a lighthouse', width: 64, height: 64 } })).statusCode, 401);
+  t.is((await balanceWith(kept.key)).statusCode, 200);
+});

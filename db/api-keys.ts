@@ -156,9 +156,12 @@ export async function findActiveKeyByHash(db: Db, keyHash: string): Promise<(Api
 /**
  * Gives a live key a new secret in place: the current one becomes the previous secret, valid
  * until `previousValidUntil` (null: it stops at once). A secret replaced earlier stops now.
- * Answers the key, or undefined when the owner has no such live key.
+ * A team key's `user_id` (its creator, `created_by`) becomes `next.holder`, the member the new
+ * secret is answered to: removing a member revokes the team keys whose secret they hold, and
+ * after the rotation that is the rotator. Answers the key, or undefined when the owner has no
+ * such live key.
  */
-export async function rotateKey(db: Db, owner: KeyOwner, keyId: number, next: { prefix: string; keyHash: string }, previousValidUntil: number | null, now: number): Promise<ApiKeyRecord | undefined> {
+export async function rotateKey(db: Db, owner: KeyOwner, keyId: number, next: { prefix: string; keyHash: string; holder?: number }, previousValidUntil: number | null, now: number): Promise<ApiKeyRecord | undefined> {
   return db.transaction(async (trx) => {
     const scope = () => {
       const q = trx<ApiKeyRow>('api_keys').where({ id: keyId }).whereNull('revoked_at');
@@ -168,6 +171,7 @@ export async function rotateKey(db: Db, owner: KeyOwner, keyId: number, next: { 
     if (!current) return undefined;
     await scope().update({
       key_hash: next.keyHash, prefix: next.prefix, rotated_at: now,
+      ...('teamId' in owner && next.holder !== undefined ? { user_id: next.holder } : {}),
       previous_key_hash: previousValidUntil === null ? null : current.key_hash, previous_valid_until: previousValidUntil,
     });
     const row = await scope().first();

@@ -338,7 +338,9 @@ async function rotate(app: App, caller: OwnedCaller, owner: KeyOwner, target: Ap
   refuseBeyondScopes(caller, target.scopes ?? CODE_SCOPES, 'rotating this key (the answer is its new secret)');
   const { key, prefix, keyHash } = newKey(target.isTest);
   const now = app.clock();
-  const record = await rotateKey(app.db, owner, target.id, { prefix, keyHash }, graceSeconds > 0 ? now + graceSeconds * 1000 : null, now);
+  // a team key's new secret is the rotator's to hold: they become its creator, whose removal revokes it
+  const holder = 'teamId' in owner ? { holder: caller.userId } : {};
+  const record = await rotateKey(app.db, owner, target.id, { prefix, keyHash, ...holder }, graceSeconds > 0 ? now + graceSeconds * 1000 : null, now);
   if (!record) throw new NotFoundError('API key not found');
   // committed: every API process forgets the old secret's cached entry (its grace is read afresh)
   await app.credentials.invalidate('teamId' in owner ? { teamIds: [owner.teamId] } : { userIds: [owner.userId] });

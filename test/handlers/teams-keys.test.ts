@@ -347,6 +347,40 @@ test.serial('a member who leaves takes the team keys they created with them; a l
   t.is((await call('getBalance', { as: soloKey.key })).status, 200);
 });
 
+test.serial('a member who rotates another member\'s team key becomes its creator: removing the rotator revokes it, the former creator\'s leaving does not', async (t) => {
+  const creator = await newAccount(gw, PERSONAL_CREDIT);
+  const rotator = await newAccount(gw, PERSONAL_CREDIT);
+  await addMember(creator, teamId, 'developer');
+  await addMember(rotator, teamId, 'admin');
+  const made = await teamKey(creator.session, teamId);
+  t.is(made.created_by, creator.userId);
+  const rotated = await call<Body & { key: string; created_by: number }>('rotateTeamApiKey', { as: rotator.session, params: { team_id: teamId, key_id: made.id }, body: { grace_seconds: 0 } });
+  t.is(rotated.status, 200);
+  // the rotator holds the only working secret now
+  t.is(rotated.body.created_by, rotator.userId);
+  t.is((await call('getBalance', { as: made.key })).status, 401);
+  t.is((await call('getBalance', { as: rotated.body.key })).status, 200);
+  const listed = await call<Body[]>('listTeamApiKeys', { as: owner.session, params: { team_id: teamId } });
+  t.is(listed.body.find((k) => k.id === made.id)?.created_by, rotator.userId);
+
+  // the former creator no longer holds a working secret: leaving takes nothing with it
+  const left = await call('leaveTeam', { as: creator.session, params: { team_id: teamId } });
+  t.deepEqual(left.body, { id: teamId, deleted: true, revoked_key_ids: [] });
+  t.is((await call('getBalance', { as: rotated.body.key })).status, 200);
+  // the rotator does: removing them revokes it
+  const removed = await call('removeTeamMember', { as: owner.session, params: { team_id: teamId, user_id: rotator.userId } });
+  t.deepEqual(removed.body, { id: rotator.userId, deleted: true, revoked_key_ids: [made.id] });
+  t.is((await call('getBalance', { as: rotated.body.key })).status, 401);
+});
+
+test.serial('rotating one\'s own team key, or a personal key, keeps its creator', async (t) => {
+  const made = await teamKey(dev.session, teamId);
+  const rotated = await call<Body & { created_by: number }>('rotateTeamApiKey', { as: dev.session, params: { team_id: teamId, key_id: made.id }, body: { grace_seconds: 0 } });
+  t.is(rotated.status, 200);
+  t.is(rotated.body.created_by, dev.userId);
+  t.is(Number((await gw.app.db('api_keys').where({ id: made.id }).first()).user_id), dev.userId);
+});
+
 test.serial('a dead webhook delivery of a team prediction is redelivered by a member with team_id (generate), by nobody without it', async (t) => {
   const id = newPredictionId(Date.now());
   await gw.app.store.submit({ p: { id, userId: dev.userId, teamId, apiKeyId: null, model: MODEL, input: INPUT, price: 0, webhookUrl: 'https://example.invalid/hook' }, now: Date.now() });

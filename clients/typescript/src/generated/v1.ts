@@ -2740,6 +2740,11 @@ export interface paths {
          *     for `grace_seconds` (default one day, at most 30 days; 0 ends it at once), so a deployment
          *     can switch to the new secret without downtime; after that it is refused with 401
          *     `api_key_expired`. Rotating again during a grace period ends the older secret at once.
+         *     The rotating member (for a team key as the credential, that key's creator) becomes the
+         *     key's `created_by`: they now hold its secret, so removing them, or erasing their account,
+         *     revokes the key, and the member who created it before no longer takes it with them (their
+         *     replaced secret still works until the grace period ends: rotate with `grace_seconds` 0 to
+         *     cut them off at once).
          *     A sandbox key rotates only sandbox keys. Needs `manage_keys`; another team's key or a personal key is 404.
          */
         post: operations["rotateTeamApiKey"];
@@ -5237,7 +5242,7 @@ export interface components {
             grace_until: string | null;
             /** @description For a team key: the team it belongs to. */
             team_id?: number;
-            /** @description For a team key: the member who created it. */
+            /** @description For a team key: the member who holds its secret, who created it or last rotated it (a rotation makes the rotator its creator); removing that member revokes it. */
             created_by?: number;
         };
         /**
@@ -7509,7 +7514,7 @@ export interface components {
         TeamAPIKeyResponse: components["schemas"]["APIKeyResponse"] & {
             /** @description The team the key belongs to. */
             team_id: number;
-            /** @description The user `id` of the member who created it (kept after they leave). */
+            /** @description The user `id` of the member who holds its secret: who created it, or last rotated it (a rotation makes the rotator its creator). Removing that member, or erasing their account, revokes the key. */
             created_by: number;
         };
         /**
@@ -7533,7 +7538,7 @@ export interface components {
         TeamAPIKeyCreatedResponse: components["schemas"]["APIKeyCreatedResponse"] & {
             /** @description The team the key belongs to. */
             team_id: number;
-            /** @description The user `id` of the member who created it. */
+            /** @description The user `id` of the member who created it, and so holds its secret. Removing that member, or erasing their account, revokes the key. */
             created_by: number;
         };
         /**

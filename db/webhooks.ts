@@ -275,11 +275,12 @@ const LOG_COLUMNS = ['id', 'user_id', 'url', 'status', 'attempts', 'last_status_
  * them) and of the owner's alerts, newest first, at most `limit`, after `before` in that order
  * when given (created earlier, or in the same millisecond with a smaller id: a page never skips
  * the rows that share its last row's millisecond), of one `status` when given; `sandboxOnly` (a
- * sandbox key asking): only sandbox predictions' (alerts are not a sandbox's).
+ * sandbox key asking): only sandbox predictions' (alerts are not a sandbox's); `alerts: false` (a
+ * caller who may not read the wallet's balance): only predictions'.
  */
 export async function listOwnerDeliveries(
   db: Db, owner: Owner,
-  opts: { status?: DeliveryStatus; before?: DeliveryCursor; limit: number; sandboxOnly?: boolean },
+  opts: { status?: DeliveryStatus; before?: DeliveryCursor; limit: number; sandboxOnly?: boolean; alerts?: boolean },
 ): Promise<LoggedDelivery[]> {
   const filter = (table: string) => (q: Knex.QueryBuilder) => {
     if (opts.status) q.andWhere(`${table}.status`, opts.status);
@@ -293,7 +294,7 @@ export async function listOwnerDeliveries(
   if (opts.sandboxOnly) owned.andWhere('is_test', true);
   const predictions = db('webhook_deliveries as d').select(LOG_COLUMNS.map((c) => `d.${c}`))
     .select('d.prediction_id', db.raw('NULL as alert_kind')).whereIn('d.prediction_id', owned).modify(filter('d'));
-  if (!opts.sandboxOnly) {
+  if (!opts.sandboxOnly && opts.alerts !== false) {
     // unwrapped: SQLite takes no parentheses around a UNION's members
     predictions.unionAll(db('alert_deliveries as ad').join('alerts as a', 'a.id', 'ad.alert_id').select(LOG_COLUMNS.map((c) => `ad.${c}`))
       .select(db.raw('NULL as prediction_id'), 'a.kind as alert_kind').where(ownerWhere(owner, 'ad')).modify(filter('ad')), false);

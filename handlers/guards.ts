@@ -2,6 +2,7 @@
 // studio's user may not do.
 import type { App, Caller, StudioContext } from '../lib/context.ts';
 import { ForbiddenError } from '../lib/errors.ts';
+import type { OwnedCaller } from './types.ts';
 import { studioOfUser } from '../db/studios.ts';
 
 /**
@@ -68,4 +69,13 @@ export async function refuseStudioUser(app: App, caller: Caller, studio: StudioC
   if (userStudio === null) return;
   const which = studio?.id === userStudio ? `the studio "${studio.slug}"` : 'a studio';
   throw new ForbiddenError(`this account belongs to ${which}, whose users run models only within it: ${refusal}`);
+}
+
+/**
+ * Whether the caller may read the wallet's balance: its own, or a team's with `read_balance` (a
+ * team key has it). A team member without it (viewer) reads the team's history through
+ * `read_history` without what tells the balance: the ledger's balance fields, the team's alerts.
+ */
+export function readsBalance(caller: OwnedCaller): boolean {
+  return caller.owner.teamId === null || (caller.teamPermissions?.includes('read_balance') ?? false);
 }

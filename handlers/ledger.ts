@@ -4,14 +4,10 @@
 // what that permission hides elsewhere (getTeam, getBalance, listPurchases, getMySubscription,
 // myModelDiscounts): the balance after each row, the list price and discount of a run, and the
 // amount and description of a move that is no run's (a top-up, a purchase, a plan's grant...).
-import type { Handler, OwnedCaller } from './types.ts';
+import type { Handler } from './types.ts';
+import { readsBalance } from './guards.ts';
 import { listLedger } from '../db/ledger.ts';
 import type { LedgerEntry } from '../db/ledger.ts';
-
-/** Whether the caller may read the wallet's balance: its own, or a team's with `read_balance` (a team key has it). */
-function readsBalance(caller: OwnedCaller): boolean {
-  return caller.owner.teamId === null || (caller.teamPermissions?.includes('read_balance') ?? false);
-}
 
 function entryView(e: LedgerEntry, whole: boolean) {
   // a run's rows are its history, which read_history shows anyway; any other move tells what went into the wallet

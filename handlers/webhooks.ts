@@ -8,7 +8,7 @@ import { findPrediction } from '../db/predictions/record.ts';
 import type { Prediction } from '../db/predictions/record.ts';
 import type { App } from '../lib/context.ts';
 import { predictionView } from '../lib/prediction-view.ts';
-import { refuseSandboxKey } from './guards.ts';
+import { readsBalance, refuseSandboxKey } from './guards.ts';
 import { forgetSecrets, sendWebhook, webhookHeaders } from '../workers/deliver-webhook.ts';
 import { urlProblem } from '../lib/destination-policy.ts';
 import { webhookUrlView } from '../lib/webhook-visibility.ts';
@@ -120,15 +120,18 @@ export const sendWebhookTest: Handler<'sendWebhookTest'> = async ({ app, caller,
 
 /**
  * GET /app/webhook_deliveries: the owner's delivery log, newest first, a page at a time (a sandbox
- * key sees only sandbox predictions' deliveries). Each URL is whole only to a caller who could
- * have set it: a prediction's, or the alert webhook's (lib/webhook-visibility.ts).
+ * key sees only sandbox predictions' deliveries; a team member without read_balance, no alert's).
+ * Each URL is whole only to a caller who could have set it: a prediction's, or the alert
+ * webhook's (lib/webhook-visibility.ts).
  */
 export const listWebhookDeliveries: Handler<'listWebhookDeliveries'> = async ({ app, caller, query }) => {
   const limit = query.limit ?? 50;
   const before = query.before === undefined ? undefined : parseCursor(query.before);
   // one more than asked: whether there is a next page
+  // a team's alerts (low balance, budget, a key's spend) tell its balance: not listed to a member
+  // without read_balance, as listAlerts is not
   const rows = await listOwnerDeliveries(app.db, caller.owner, {
-    limit: limit + 1, ...(query.status ? { status: query.status } : {}), ...(before ? { before } : {}), sandboxOnly: caller.isTest,
+    limit: limit + 1, ...(query.status ? { status: query.status } : {}), ...(before ? { before } : {}), sandboxOnly: caller.isTest, alerts: readsBalance(caller),
   });
   const urls = webhookUrlView(caller);
   const items = rows.slice(0, limit).map((d) => ({

@@ -263,6 +263,13 @@ test('a team\'s alert goes to the team\'s webhook URL signed with the team\'s se
   const teamLog = await callOperation<Log>(gw, 'listWebhookDeliveries', { as: a.session, query: { team_id: teamId } });
   t.deepEqual(teamLog.body.items.map((i) => [i.id, i.event_type]), [[event.id, 'alert.low_balance']]);
   t.deepEqual((await log(gw, a)).body.items, []);
+  // a viewer reads the team's history, not its balance: the alert is as hidden from its delivery log as from listAlerts
+  const viewer = await newAccount(gw, 0);
+  await gw.app.db('team_members').insert({ team_id: teamId, user_id: viewer.userId, role: 'viewer', created_at: Date.now() });
+  t.is((await callOperation(gw, 'listAlerts', { as: viewer.session, query: { team_id: teamId } })).status, 403);
+  const viewerLog = await log(gw, viewer, { team_id: teamId });
+  t.is(viewerLog.status, 200);
+  t.deepEqual(viewerLog.body.items, []);
 });
 
 /** The mails with an alert subject sent to this user. */

@@ -2378,7 +2378,7 @@ export interface paths {
         };
         /**
          * The delivery log of every webhook
-         * @description Every webhook delivery of the account's predictions and alerts (with `team_id`, of the team's; needs `read_history`), newest first, each with its `event_type` and every attempt: when it was made, the receiver's HTTP status or why it could not be reached, the first 512 bytes of its answer, and how long it took. `status` keeps one kind (`dead` lists what needs attention; `POST /app/webhook_deliveries/{id}/redeliver` sends one again). Pages of `limit`; the next page is asked for with `before` set to the answer's `next_before`. A sandbox API key sees only the deliveries of sandbox predictions.
+         * @description Every webhook delivery of the account's predictions and alerts (with `team_id`, of the team's; needs `read_history`), newest first, each with its `event_type` and every attempt: when it was made, the receiver's HTTP status or why it could not be reached, the first 512 bytes of its answer, and how long it took. `status` keeps one kind (`dead` lists what needs attention; `POST /app/webhook_deliveries/{id}/redeliver` sends one again). Pages of `limit`; the next page is asked for with `before` set to the answer's `next_before`. A sandbox API key sees only the deliveries of sandbox predictions. With `team_id`, a member whose role lacks `read_balance` (viewer) sees only the deliveries of the team's predictions, none of its alerts (which tell when its balance or spending crossed a line, as `listAlerts` would).
          */
         get: operations["listWebhookDeliveries"];
         put?: never;

@@ -114,3 +114,24 @@ test('an erased member\'s team keys are revoked with the erasure on SQLite; anot
   t.is((await balance(theirs.key)).statusCode, 401);
   t.is((await balance(owners.key)).statusCode, 200);
 });
+
+test('a member who rotates another member\'s team key becomes its creator on SQLite: removing the rotator revokes it', async (t) => {
+  const owner = await newAccount(gw);
+  const creator = await newAccount(gw);
+  const as = (who: { session: string }) => ({ authorization: `Bearer ${who.session}` });
+  const teamId = ((await gw.server.inject({ method: 'POST', url: '/app/teams', headers: as(owner), payload: { name: 'Local rotation' } })).result as { id: number }).id;
+  await gw.app.db('team_members').insert({ team_id: teamId, user_id: creator.userId, role: 'developer', created_at: Date.now() });
+  const made = (await gw.server.inject({ method: 'POST', url: `/app/teams/${teamId}/keys`, headers: as(creator), payload: { name: 'ci' } })).result as { id: number };
+  const rotated = await gw.server.inject({ method: 'POST', url: `/app/teams/${teamId}/keys/${made.id}/rotate`, headers: as(creator), payload: { grace_seconds: 0 } });
+  t.is((rotated.result as { created_by: number }).created_by, creator.userId, 'rotating one\'s own key keeps it');
+  const second = await newAccount(gw);
+  await gw.app.db('team_members').insert({ team_id: teamId, user_id: second.userId, role: 'admin', created_at: Date.now() });
+  const again = await gw.server.inject({ method: 'POST', url: `/app/teams/${teamId}/keys/${made.id}/rotate`, headers: as(second), payload: { grace_seconds: 0 } });
+  t.is((again.result as { created_by: number }).created_by, second.userId);
+  const left = await gw.server.inject({ method: 'POST', url: `/app/teams/${teamId}/leave`, headers: as(creator) });
+  t.deepEqual(left.result, { id: teamId, deleted: true, revoked_key_ids: [] });
+  const removed = await gw.server.inject({ method: 'DELETE', url: `/app/teams/${teamId}/members/${second.userId}`, headers: as(owner) });
+  t.deepEqual(removed.result, { id: second.userId, deleted: true, revoked_key_ids: [made.id] });
+  const balance = await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': (again.result as { key: string }).key } });
+  t.is(balance.statusCode, 401);
+});

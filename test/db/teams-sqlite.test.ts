@@ -23,7 +23,6 @@ test('a team is joined by a logged invite and the last owner is kept on SQLite',
   const owner = await newAccount(gw);
   const member = await newAccount(gw);
   const email = String((await gw.app.db('users').where({ id: member.userId }).first()).email);
-  const as = (who: { session: string }) => ({ authorization: `Bearer ${who.session}` });
 
   const created = await gw.server.inject({ method: 'POST', url: '/app/teams', headers: as(owner), payload: { name: 'Local' } });
   t.is(created.statusCode, 201);
@@ -67,31 +66,35 @@ test('a team key holds a submit on the team wallet on SQLite, and the member\'s 
   t.is(Number((await gw.app.db('users').where({ id: owner.userId }).first()).balance), 100);
 });
 
-test('a removed member\'s team keys are revoked with the removal on SQLite; another member\'s key keeps working', async (t) => {
+const as = (who: { session: string }) => ({ authorization: `Bearer ${who.session}` });
+
+/** A new team of a new owner with one more new account as `role`. */
+async function teamWithMember(name: string, role: string) {
   const owner = await newAccount(gw);
   const member = await newAccount(gw);
-  const as = (who: { session: string }) => ({ authorization: `Bearer ${who.session}` });
-  const teamId = ((await gw.server.inject({ method: 'POST', url: '/app/teams', headers: as(owner), payload: { name: 'Local removal' } })).result as { id: number }).id;
-  await gw.app.db('team_members').insert({ team_id: teamId, user_id: member.userId, role: 'developer', created_at: Date.now() });
-  const keyOf = async (who: { session: string }) => (await gw.server.inject({ method: 'POST', url: `/app/teams/${teamId}/keys`, headers: as(who), payload: { name: 'ci' } })).result as { key: string; id: number };
-  const theirs = await keyOf(member);
-  const owners = await keyOf(owner);
-  const balance = (key: string) => gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': key } });
-  t.is((await balance(theirs.key)).statusCode, 200);
+  const teamId = ((await gw.server.inject({ method: 'POST', url: '/app/teams', headers: as(owner), payload: { name } })).result as { id: number }).id;
+  await gw.app.db('team_members').insert({ team_id: teamId, user_id: member.userId, role, created_at: Date.now() });
+  return { owner, member, teamId };
+}
+
+const teamKey = async (teamId: number, who: { session: string }) => (await gw.server.inject({ method: 'POST', url: `/app/teams/${teamId}/keys`, headers: as(who), payload: { name: 'ci' } })).result as { key: string; id: number };
+const balanceWith = (key: string) => gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': key } });
+
+test('a removed member\'s team keys are revoked with the removal on SQLite; another member\'s key keeps working', async (t) => {
+  const { owner, member, teamId } = await teamWithMember('Local removal', 'developer');
+  const theirs = await teamKey(teamId, member);
+  const owners = await teamKey(teamId, owner);
+  t.is((await balanceWith(theirs.key)).statusCode, 200);
   const removed = await gw.server.inject({ method: 'DELETE', url: `/app/teams/${teamId}/members/${member.userId}`, headers: as(owner) });
   t.is(removed.statusCode, 200);
   t.deepEqual(removed.result, { id: member.userId, deleted: true, revoked_key_ids: [theirs.id] });
-  t.is((await balance(theirs.key)).statusCode, 401);
-  t.is((await balance(owners.key)).statusCode, 200);
+  t.is((await balanceWith(theirs.key)).statusCode, 401);
+  t.is((await balanceWith(owners.key)).statusCode, 200);
 });
 
 test('a viewer reads the team ledger on SQLite without the balance or the top-up\'s amount', async (t) => {
   const { creditTeam } = await import('../../db/wallet/moves.ts');
-  const owner = await newAccount(gw);
-  const viewer = await newAccount(gw);
-  const as = (who: { session: string }) => ({ authorization: `Bearer ${who.session}` });
-  const teamId = ((await gw.server.inject({ method: 'POST', url: '/app/teams', headers: as(owner), payload: { name: 'Local ledger' } })).result as { id: number }).id;
-  await gw.app.db('team_members').insert({ team_id: teamId, user_id: viewer.userId, role: 'viewer', created_at: Date.now() });
+  const { owner, member: viewer, teamId } = await teamWithMember('Local ledger', 'viewer');
   await gw.app.db.transaction((trx) => creditTeam(trx, teamId, owner.userId, 70, 'topup', 'test credit', Date.now()));
   const read = async (who: { session: string }) => (await gw.server.inject({ method: 'GET', url: `/app/credit_transactions?team_id=${teamId}`, headers: as(who) })).result as { items: Array<Record<string, unknown>> };
   t.like((await read(owner)).items[0], { kind: 'topup', amount: 70, balance_after: 70, description: 'test credit' });
@@ -100,28 +103,18 @@ test('a viewer reads the team ledger on SQLite without the balance or the top-up
 
 test('an erased member\'s team keys are revoked with the erasure on SQLite; another member\'s key keeps working', async (t) => {
   const { eraseAccountAndFiles } = await import('../../workers/retention.ts');
-  const owner = await newAccount(gw);
-  const member = await newAccount(gw);
-  const as = (who: { session: string }) => ({ authorization: `Bearer ${who.session}` });
-  const teamId = ((await gw.server.inject({ method: 'POST', url: '/app/teams', headers: as(owner), payload: { name: 'Local erasure' } })).result as { id: number }).id;
-  await gw.app.db('team_members').insert({ team_id: teamId, user_id: member.userId, role: 'developer', created_at: Date.now() });
-  const keyOf = async (who: { session: string }) => (await gw.server.inject({ method: 'POST', url: `/app/teams/${teamId}/keys`, headers: as(who), payload: { name: 'ci' } })).result as { key: string; id: number };
-  const theirs = await keyOf(member);
-  const owners = await keyOf(owner);
-  const balance = (key: string) => gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': key } });
-  t.is((await balance(theirs.key)).statusCode, 200);
+  const { owner, member, teamId } = await teamWithMember('Local erasure', 'developer');
+  const theirs = await teamKey(teamId, member);
+  const owners = await teamKey(teamId, owner);
+  t.is((await balanceWith(theirs.key)).statusCode, 200);
   t.like(await eraseAccountAndFiles(gw.app, member.userId, Date.now(), { immediate: true }), { kind: 'erased', revokedTeamKeys: [{ id: theirs.id, teamId }] });
-  t.is((await balance(theirs.key)).statusCode, 401);
-  t.is((await balance(owners.key)).statusCode, 200);
+  t.is((await balanceWith(theirs.key)).statusCode, 401);
+  t.is((await balanceWith(owners.key)).statusCode, 200);
 });
 
 test('a member who rotates another member\'s team key becomes its creator on SQLite: removing the rotator revokes it', async (t) => {
-  const owner = await newAccount(gw);
-  const creator = await newAccount(gw);
-  const as = (who: { session: string }) => ({ authorization: `Bearer ${who.session}` });
-  const teamId = ((await gw.server.inject({ method: 'POST', url: '/app/teams', headers: as(owner), payload: { name: 'Local rotation' } })).result as { id: number }).id;
-  await gw.app.db('team_members').insert({ team_id: teamId, user_id: creator.userId, role: 'developer', created_at: Date.now() });
-  const made = (await gw.server.inject({ method: 'POST', url: `/app/teams/${teamId}/keys`, headers: as(creator), payload: { name: 'ci' } })).result as { id: number };
+  const { owner, member: creator, teamId } = await teamWithMember('Local rotation', 'developer');
+  const made = await teamKey(teamId, creator);
   const rotated = await gw.server.inject({ method: 'POST', url: `/app/teams/${teamId}/keys/${made.id}/rotate`, headers: as(creator), payload: { grace_seconds: 0 } });
   t.is((rotated.result as { created_by: number }).created_by, creator.userId, 'rotating one\'s own key keeps it');
   const second = await newAccount(gw);
@@ -132,6 +125,5 @@ test('a member who rotates another member\'s team key becomes its creator on SQL
   t.deepEqual(left.result, { id: teamId, deleted: true, revoked_key_ids: [] });
   const removed = await gw.server.inject({ method: 'DELETE', url: `/app/teams/${teamId}/members/${second.userId}`, headers: as(owner) });
   t.deepEqual(removed.result, { id: second.userId, deleted: true, revoked_key_ids: [made.id] });
-  const balance = await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': (again.result as { key: string }).key } });
-  t.is(balance.statusCode, 401);
+  t.is((await balanceWith((again.result as { key: string }).key)).statusCode, 401);
 });

@@ -15,6 +15,7 @@ import type { ProviderMetadata } from '../lib/prediction-view.ts';
 import { ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
 import { insertHead, rowsInsert } from './sql.ts';
+import { withLockRetry } from './retry.ts';
 import { eventsOf } from '../lib/webhook-events.ts';
 import type { RunningEvent, WebhookEvent } from '../lib/webhook-events.ts';
 
@@ -84,14 +85,15 @@ export async function activeSecrets(db: Db, owner: Owner, key: Buffer, now: numb
   const rows = await db(store.table).where(store.column, store.id)
     .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now)).orderBy('id', 'desc');
   if (rows.length === 0) {
-    // Two first uses at once must not create two secrets: the owner's row serialises them.
-    const created = await db.transaction(async (trx) => {
+    // Two first uses at once must not create two secrets: the owner's row serialises them. A
+    // deadlock victim (a rotation or take-back of the same owner, or a metadata lock) tries again.
+    const created = await withLockRetry(() => db.transaction(async (trx) => {
       const live = await trx(store.lock).where('id', store.id).modify((q) => { if (owner.teamId !== null) q.whereNull('deleted_at'); }).forUpdate().first('id');
       if (!live) return false;
       const existing = await trx(store.table).where(store.column, store.id).first('id');
       if (!existing) await trx(store.table).insert({ [store.column]: store.id, secret_enc: seal(newWebhookSecret(), key), created_at: now });
       return true;
-    });
+    }));
     return created ? activeSecrets(db, owner, key, now) : [];
   }
   return rows.map((r: { secret_enc: string; created_at: number | string; expires_at: number | string | null }) => ({

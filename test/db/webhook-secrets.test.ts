@@ -8,6 +8,7 @@ import test from 'ava';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { replaceSecret } from '../../db/webhooks.ts';
+import { deadlockOnce } from '../helpers/lock-victim.ts';
 
 let gw: TestGateway;
 test.before(async () => {
@@ -30,4 +31,14 @@ test('concurrent replacements of the newest owners\' secrets never deadlock, and
   const counts = await gw.app.db('webhook_secrets').whereIn('user_id', userIds).groupBy('user_id').select('user_id').count({ n: '*' });
   // the last round kept no previous secret ("sign out everywhere")
   t.deepEqual(counts.map((c) => Number(c.n)), userIds.map(() => 1));
+});
+
+test.serial('an owner\'s first secret, made on first use, is made again when its transaction is picked as a deadlock victim', async (t) => {
+  const { userId, session } = await newAccount(gw);
+  const victim = await deadlockOnce(gw.app.db, 'webhook_secrets', userId);
+  t.teardown(() => victim.drop());
+  const res = await gw.server.inject({ method: 'GET', url: '/app/webhook_secret', headers: { authorization: `Bearer ${session}` } });
+  t.is(res.statusCode, 200, res.payload);
+  t.is(await victim.seen(), 2, 'the first attempt was the victim, the second committed');
+  t.is(Number((await gw.app.db('webhook_secrets').where({ user_id: userId }).count({ n: '*' }).first())?.n), 1);
 });

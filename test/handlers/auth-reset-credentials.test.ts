@@ -117,7 +117,7 @@ test('a reset of an address that was never verified revokes everything without b
   t.not((await webhookSecret(session)).secret, a.secret);
 });
 
-test('a reset of a never-verified address whose take-back is picked as a deadlock victim is retried whole: the new password works, the code is used once, everything is taken back once', async (t) => {
+test.serial('a reset of a never-verified address whose take-back is picked as a deadlock victim is retried whole: the new password works, the code is used once, everything is taken back once', async (t) => {
   const a = await equipped({ verified: false });
   const userId = (await gw.app.db('users').where({ email: a.email }).first<{ id: number }>('id')).id;
   // the new webhook secret's insert, late in the take-back: the first attempt fails there

@@ -123,7 +123,7 @@ test('the owner signing in with Google also revokes the embed codes, disables th
   t.like(event, { embedCodesRevoked: 2, studiosDisabled: 1, invitesRevoked: 1, alertWebhookRemoved: true, apiKeysRevoked: 0 });
 });
 
-test('a Google sign-in whose take-back is picked as a deadlock victim is retried whole: the owner signs in, the account is taken back and linked once', async (t) => {
+test.serial('a Google sign-in whose take-back is picked as a deadlock victim is retried whole: the owner signs in, the account is taken back and linked once', async (t) => {
   const { email, squatter, userId, session } = await squatted();
   // the new webhook secret's insert, late in the take-back (after sessions, identities, keys and
   // clients): the first attempt fails there, as a squatter's request at the same moment could make it

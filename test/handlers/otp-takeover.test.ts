@@ -112,7 +112,7 @@ test('the takeover also holds for a cookie session, and a reset sets a password 
   t.is((await post('/auth/login', { email: a.email, password: 'the owner password' })).statusCode, 200);
 });
 
-test('a code sign-in whose take-back is picked as a deadlock victim is retried whole: the owner signs in, the code is used once, everything is taken back once', async (t) => {
+test.serial('a code sign-in whose take-back is picked as a deadlock victim is retried whole: the owner signs in, the code is used once, everything is taken back once', async (t) => {
   const a = await registered({ verified: false });
   const userId = (await gw.app.db('users').where({ email: a.email }).first<{ id: number }>('id')).id;
   // the new webhook secret's insert, late in the take-back (after sessions, identities, keys and

@@ -1,7 +1,9 @@
 // A transaction picked as a deadlock victim, once, through the real driver (MariaDB): a trigger
 // makes the first insert of one account's row into a table fail with errno 1213, as InnoDB does
 // to a victim, and a sequence (not cached: its table holds the next value) counts the inserts it
-// saw; NEXTVAL is not rolled back with them.
+// saw; NEXTVAL is not rolled back with them. Creating and dropping the trigger is DDL: its metadata
+// lock makes any transaction writing the table at that moment a deadlock victim too, so a test
+// using it runs with test.serial (before the file's concurrent tests, never beside them).
 import crypto from 'node:crypto';
 import type { Db } from '../../db/knex.ts';
 

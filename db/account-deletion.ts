@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected, jsonOr, num } from './knex.ts';
 import { releaseFor } from './wallet/moves.ts';
-import { revokeInvitesSentBy, revokeTeamKeysCreatedBy } from './teams.ts';
+import { endRetiredSecretsHeldBy, revokeInvitesSentBy, revokeTeamKeysCreatedBy } from './teams.ts';
 import type { RevokedTeamKey } from './teams.ts';
 import { payerOfRow } from './predictions/record.ts';
 import type { PredictionRow } from './predictions/record.ts';
@@ -117,7 +117,7 @@ export interface ErasedFiles {
   uploads: string[];
 }
 
-export type EraseResult = { kind: 'erased'; upstreamJobs: AbandonedUpstreamJob[]; files: ErasedFiles; revokedTeamKeys: RevokedTeamKey[] } | { kind: 'sole-owner'; teams: Array<{ id: number; name: string }> } | { kind: 'not-due' } | { kind: 'last-admin' };
+export type EraseResult = { kind: 'erased'; upstreamJobs: AbandonedUpstreamJob[]; files: ErasedFiles; revokedTeamKeys: RevokedTeamKey[]; endedTeamKeySecrets: RevokedTeamKey[] } | { kind: 'sole-owner'; teams: Array<{ id: number; name: string }> } | { kind: 'not-due' } | { kind: 'last-admin' };
 
 export interface EraseOptions {
   /**
@@ -164,6 +164,8 @@ export async function eraseAccount(db: Db, userId: number, now: number, opts: Er
     // revokes them (the person holds their secrets); their rows stay with the team
     await trx('api_keys').where({ user_id: userId }).whereNull('team_id').delete();
     const revokedTeamKeys = await revokeTeamKeysCreatedBy(trx, userId, null, now);
+    // and the replaced secrets of team keys they held before a rotation, still in their grace period
+    const endedTeamKeySecrets = await endRetiredSecretsHeldBy(trx, userId, null, now);
     await trx('sessions').where({ user_id: userId }).delete();
     // a Google sign-in handed off to a studio's domain and not yet taken would open a session
     await trx('session_handoffs').where({ user_id: userId }).delete();
@@ -232,7 +234,7 @@ export async function eraseAccount(db: Db, userId: number, now: number, opts: Er
       deletion_due_at: null,
       deleted_at: now,
     });
-    return { kind: 'erased', upstreamJobs, files, revokedTeamKeys };
+    return { kind: 'erased', upstreamJobs, files, revokedTeamKeys, endedTeamKeySecrets };
   });
 }
 

@@ -75,6 +75,8 @@ export interface ApiKeyRow {
   soft_spend_limit?: number | string | null;
   previous_key_hash?: string | null;
   previous_valid_until?: number | string | null;
+  /** the member holding the secret `previous_key_hash` is of (a team key), while it works */
+  previous_holder?: number | string | null;
   rotated_at?: number | string | null;
 }
 
@@ -173,6 +175,8 @@ export async function rotateKey(db: Db, owner: KeyOwner, keyId: number, next: { 
       key_hash: next.keyHash, prefix: next.prefix, rotated_at: now,
       ...('teamId' in owner && next.holder !== undefined ? { user_id: next.holder } : {}),
       previous_key_hash: previousValidUntil === null ? null : current.key_hash, previous_valid_until: previousValidUntil,
+      // who holds the replaced secret while it works: removing them from the team ends it (db/teams.ts endRetiredSecretsHeldBy)
+      previous_holder: previousValidUntil !== null && 'teamId' in owner ? current.user_id : null,
     });
     const row = await scope().first();
     return row ? apiKeyFromRow(row) : undefined;

@@ -214,7 +214,7 @@ async function changeMember(
   change: { role: TeamRole; at: number } | { removedAt: number },
   authorize: ChangeAuthorizer,
   actorId: number | null,
-): Promise<{ previous: TeamRole; revokedKeyIds: number[] } | undefined> {
+): Promise<{ previous: TeamRole; revokedKeyIds: number[]; endedSecretKeyIds: number[] } | undefined> {
   const newRole = 'role' in change ? change.role : null;
   return db.transaction(async (trx) => {
     if (!(await lockTeam(trx, teamId))) return undefined;
@@ -234,7 +234,9 @@ async function changeMember(
       // and so do the team keys they created: they hold those secrets, and would otherwise go on
       // spending the team's wallet and reading its history from outside it
       const revokedKeyIds = (await revokeTeamKeysCreatedBy(trx, userId, teamId, change.removedAt)).map((k) => k.id);
-      return { previous: current, revokedKeyIds };
+      // a secret of theirs that a rotation replaced still works for its grace period: it ends too
+      const endedSecretKeyIds = (await endRetiredSecretsHeldBy(trx, userId, teamId, change.removedAt)).map((k) => k.id);
+      return { previous: current, revokedKeyIds, endedSecretKeyIds };
     } else {
       await trx('team_members').where({ team_id: teamId, user_id: userId }).update({ role: change.role });
       // a role that may not invite admits nobody either: the invites they sent while they could go;
@@ -243,7 +245,7 @@ async function changeMember(
       if (!can(change.role, 'invite')) await pending().update({ revoked_at: change.at });
       else if (!can(change.role, 'manage_owners')) await pending().andWhere('role', 'owner').update({ revoked_at: change.at });
     }
-    return { previous: current, revokedKeyIds: [] };
+    return { previous: current, revokedKeyIds: [], endedSecretKeyIds: [] };
   });
 }
 
@@ -348,6 +350,25 @@ export async function revokeTeamKeysCreatedBy(db: Db, userId: number, teamId: nu
   const revoked = rows.map((r) => ({ id: num(r.id), teamId: num(r.team_id) }));
   if (revoked.length > 0) await keys().whereIn('id', revoked.map((k) => k.id)).update({ revoked_at: now });
   return revoked;
+}
+
+/**
+ * Ends the replaced secrets of the team keys this member held before someone rotated them (still
+ * working for the rotation's grace period): removing a member, or erasing their account, must cut
+ * them off as revoking the keys they hold now does. The keys stay, with their current secrets. Of
+ * one team (teamId), or of every team (null: an erasure). The keys whose replaced secret ended.
+ */
+export async function endRetiredSecretsHeldBy(db: Db, userId: number, teamId: number | null, now: number): Promise<RevokedTeamKey[]> {
+  const keys = () => {
+    const q = db('api_keys').where({ previous_holder: userId }).whereNull('revoked_at').whereNotNull('previous_key_hash').andWhere('previous_valid_until', '>', now);
+    return teamId === null ? q.whereNotNull('team_id') : q.where({ team_id: teamId });
+  };
+  const rows = await keys().orderBy('id').forUpdate().select<Array<{ id: number | string; team_id: number | string }>>('id', 'team_id');
+  const ended = rows.map((r) => ({ id: num(r.id), teamId: num(r.team_id) }));
+  if (ended.length > 0) {
+    await db('api_keys').whereIn('id', ended.map((k) => k.id)).update({ previous_key_hash: null, previous_valid_until: null, previous_holder: null });
+  }
+  return ended;
 }
 
 /**

@@ -187,10 +187,14 @@ export const changeTeamMemberRole: Handler<'changeTeamMemberRole'> = async ({ ap
  * After a removal committed: the team keys the member created were revoked with it, so every API
  * process forgets them before the answer (README "Credential cache").
  */
-async function keysRevoked(app: App, teamId: number, userId: number, keyIds: readonly number[], by: number): Promise<void> {
-  if (keyIds.length === 0) return;
+async function keysRevoked(app: App, teamId: number, userId: number, removed: { revokedKeyIds: readonly number[]; endedSecretKeyIds: readonly number[] }, by: number): Promise<void> {
+  const { revokedKeyIds: keyIds, endedSecretKeyIds } = removed;
+  if (keyIds.length === 0 && endedSecretKeyIds.length === 0) return;
   await app.credentials.invalidate({ teamIds: [teamId] });
-  app.log.info({ event: 'team_keys_revoked_with_member', teamId, userId, keyIds, by }, 'teams: the team keys a removed member created were revoked');
+  if (keyIds.length) app.log.info({ event: 'team_keys_revoked_with_member', teamId, userId, keyIds, by }, 'teams: the team keys a removed member created were revoked');
+  if (endedSecretKeyIds.length) {
+    app.log.info({ event: 'team_key_secrets_ended_with_member', teamId, userId, keyIds: endedSecretKeyIds, by }, 'teams: the replaced secrets a removed member held, still in their grace period, were ended');
+  }
 }
 
 export const removeTeamMember: Handler<'removeTeamMember'> = async ({ app, caller, params }) => {
@@ -202,7 +206,7 @@ export const removeTeamMember: Handler<'removeTeamMember'> = async ({ app, calle
   const guard = self ? () => {} : membersGuard(null);
   const removed = await mapped(removeMember(app.db, team.id, userId, app.clock(), guard, caller.userId));
   if (!removed) throw new NotFoundError('member not found');
-  await keysRevoked(app, team.id, userId, removed.revokedKeyIds, caller.userId);
+  await keysRevoked(app, team.id, userId, removed, caller.userId);
   return { id: userId, deleted: true, revoked_key_ids: removed.revokedKeyIds };
 };
 
@@ -211,7 +215,7 @@ export const leaveTeam: Handler<'leaveTeam'> = async ({ app, caller, params }) =
   refuseSandboxKey(caller, 'leave teams');
   const removed = await mapped(removeMember(app.db, team.id, caller.userId, app.clock()));
   if (!removed) throw new NotFoundError(TEAM_NOT_FOUND);
-  await keysRevoked(app, team.id, caller.userId, removed.revokedKeyIds, caller.userId);
+  await keysRevoked(app, team.id, caller.userId, removed, caller.userId);
   return { id: team.id, deleted: true, revoked_key_ids: removed.revokedKeyIds };
 };
 

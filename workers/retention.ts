@@ -43,7 +43,7 @@ export async function eraseAccountAndFiles(app: EraserApp, userId: number, now: 
   if (result.kind === 'erased') {
     // its personal keys are gone and the team keys it created revoked: no API process may still
     // serve one from its cache (README "Credential cache")
-    const teamIds = [...new Set(result.revokedTeamKeys.map((k) => k.teamId))];
+    const teamIds = [...new Set([...result.revokedTeamKeys, ...result.endedTeamKeySecrets].map((k) => k.teamId))];
     await app.credentials.invalidate({ userIds: [userId], ...(teamIds.length ? { teamIds } : {}) });
     if (result.revokedTeamKeys.length) {
       app.log.info({ event: 'team_keys_revoked_with_erasure', userId, keyIds: result.revokedTeamKeys.map((k) => k.id) }, 'erasure: the team keys the erased account created were revoked');

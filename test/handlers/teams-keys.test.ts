@@ -373,6 +373,33 @@ test.serial('a member who rotates another member\'s team key becomes its creator
   t.is((await call('getBalance', { as: rotated.body.key })).status, 401);
 });
 
+test.serial('a replaced secret still in its grace period ends when the member who held it is removed, or erased; the rotator\'s stays', async (t) => {
+  for (const how of ['removal', 'erasure'] as const) {
+    const creator = await newAccount(gw, PERSONAL_CREDIT);
+    const rotator = await newAccount(gw, PERSONAL_CREDIT);
+    await addMember(creator, teamId, 'developer');
+    await addMember(rotator, teamId, 'admin');
+    const made = await teamKey(creator.session, teamId);
+    const rotated = await call<Body & { key: string }>('rotateTeamApiKey', { as: rotator.session, params: { team_id: teamId, key_id: made.id }, body: { grace_seconds: 3600 } });
+    t.is(rotated.status, 200);
+    t.is((await call('getBalance', { as: made.key })).status, 200, `${how}: the replaced secret works in its grace period`);
+    if (how === 'removal') {
+      const removed = await call('removeTeamMember', { as: owner.session, params: { team_id: teamId, user_id: creator.userId } });
+      t.deepEqual(removed.body, { id: creator.userId, deleted: true, revoked_key_ids: [] }, 'the key is the rotator\'s now: not revoked');
+    } else {
+      // an administrator erases the former holder while the grace period runs
+      const admin = await newAccount(gw);
+      await gw.app.db('users').where({ id: admin.userId }).update({ role: 'admin' });
+      const email = String((await gw.app.db('users').where({ id: creator.userId }).first('email')).email);
+      const erased = await call('adminDeleteUser', { as: admin.session, body: { email, reason: 'test' } });
+      t.is(erased.status, 200, JSON.stringify(erased.body));
+    }
+    const refused = await call('getBalance', { as: made.key });
+    t.is(refused.status, 401, `${how}: the replaced secret ends with its holder`);
+    t.is((await call('getBalance', { as: rotated.body.key })).status, 200, `${how}: the key's current secret keeps working`);
+  }
+});
+
 test.serial('rotating one\'s own team key, or a personal key, keeps its creator', async (t) => {
   const made = await teamKey(dev.session, teamId);
   const rotated = await call<Body & { created_by: number }>('rotateTeamApiKey', { as: dev.session, params: { team_id: teamId, key_id: made.id }, body: { grace_seconds: 0 } });

@@ -5208,7 +5208,7 @@ export interface components {
         };
         APIKeyRotateRequest: {
             /**
-             * @description How long the current secret keeps working after the rotation, in seconds (at most 30 days; 0 stops it at once). Afterwards it is refused with 401 `api_key_expired`.
+             * @description How long the current secret keeps working after the rotation, in seconds (at most 30 days; 0 stops it at once). Afterwards it is refused with 401 `api_key_expired`. For a team key, removing the member who held the replaced secret from the team ends it at once.
              * @default 86400
              */
             grace_seconds?: number;

@@ -79,3 +79,12 @@ export async function refuseStudioUser(app: App, caller: Caller, studio: StudioC
 export function readsBalance(caller: OwnedCaller): boolean {
   return caller.owner.teamId === null || (caller.teamPermissions?.includes('read_balance') ?? false);
 }
+
+/**
+ * Whether the caller may see the wallet's alerts where a route it reaches by another scope lists
+ * them (the webhook delivery log, `generate:read`): it reads the balance, and its credential holds
+ * `account:read`, which `listAlerts` needs (sessions and unrestricted keys hold every scope).
+ */
+export function readsAlerts(caller: OwnedCaller): boolean {
+  return readsBalance(caller) && missingScopes(caller, ['account:read']).length === 0;
+}

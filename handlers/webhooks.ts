@@ -8,7 +8,7 @@ import { findPrediction } from '../db/predictions/record.ts';
 import type { Prediction } from '../db/predictions/record.ts';
 import type { App } from '../lib/context.ts';
 import { predictionView } from '../lib/prediction-view.ts';
-import { readsBalance, refuseSandboxKey } from './guards.ts';
+import { readsAlerts, refuseSandboxKey } from './guards.ts';
 import { forgetSecrets, sendWebhook, webhookHeaders } from '../workers/deliver-webhook.ts';
 import { urlProblem } from '../lib/destination-policy.ts';
 import { webhookUrlView } from '../lib/webhook-visibility.ts';
@@ -128,10 +128,10 @@ export const listWebhookDeliveries: Handler<'listWebhookDeliveries'> = async ({ 
   const limit = query.limit ?? 50;
   const before = query.before === undefined ? undefined : parseCursor(query.before);
   // one more than asked: whether there is a next page
-  // a team's alerts (low balance, budget, a key's spend) tell its balance: not listed to a member
-  // without read_balance, as listAlerts is not
+  // alerts (low balance, budget, a key's spend) tell the balance: not listed to a team member
+  // without read_balance, nor to a credential without account:read, as listAlerts is not
   const rows = await listOwnerDeliveries(app.db, caller.owner, {
-    limit: limit + 1, ...(query.status ? { status: query.status } : {}), ...(before ? { before } : {}), sandboxOnly: caller.isTest, alerts: readsBalance(caller),
+    limit: limit + 1, ...(query.status ? { status: query.status } : {}), ...(before ? { before } : {}), sandboxOnly: caller.isTest, alerts: readsAlerts(caller),
   });
   const urls = webhookUrlView(caller);
   const items = rows.slice(0, limit).map((d) => ({

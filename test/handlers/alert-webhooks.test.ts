@@ -13,6 +13,7 @@ import crypto from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { Account, TestGateway } from '../helpers/gateway.ts';
+import { createClient, tokenFor } from '../helpers/oauth.ts';
 import { callOperation } from '../helpers/operation.ts';
 import { startSmtp } from '../helpers/smtp.ts';
 import type { SmtpCapture } from '../helpers/smtp.ts';
@@ -151,6 +152,19 @@ test('concurrent submits that cross the low-balance line send exactly one mail a
   t.like(item, { id: delivery.id, event_type: 'alert.low_balance', prediction_id: null, status: 'delivered' });
   t.is(item.attempt_log[0]!.status_code, 200);
   t.is(item.attempt_log[0]!.response_excerpt, 'thanks see you');
+
+  // an alert tells when the balance crossed a line: a credential that may read the predictions
+  // (generate:read) but not the account (account:read) lists the predictions' deliveries only
+  const narrow = await tokenFor(gw, await createClient(gw, a.session, ['generate:read']));
+  const wide = await tokenFor(gw, await createClient(gw, a.session, ['generate:read', 'account:read'], 'wide'));
+  const scopedKey = await callOperation<{ key: string; id: number }>(gw, 'createApiKey', { as: a.session, body: { name: 'read', is_test: false } });
+  t.is((await callOperation(gw, 'updateApiKey', { as: a.session, params: { key_id: scopedKey.body.id }, body: { scopes: ['generate:read'] } })).status, 200);
+  for (const [as, ids] of [[narrow, []], [scopedKey.body.key, []], [wide, [delivery.id]]] as const) {
+    const seen = await callOperation<Log>(gw, 'listWebhookDeliveries', { as });
+    t.is(seen.status, 200);
+    t.deepEqual(seen.body.items.map((i) => i.id), ids);
+  }
+  t.is((await callOperation(gw, 'listAlerts', { as: narrow })).status, 403);
 });
 
 test('an alert delivery the receiver answered 410 is redelivered with the same webhook-id, and a dead one by redeliver_dead; the excerpt shows its answer with control characters replaced', async (t) => {

@@ -268,7 +268,6 @@ async function* events(res: Response, provider: ChatProvider, opts: ChatCallOpti
         throw aborted(opts, dog, provider) ?? providerError(provider, `the provider "${provider.name}" broke off its stream${causeCode(err)}`, 'upstream_failed');
       }
       if (read.done) break;
-      dog.restart();
       buffer += decoder.decode(read.value, { stream: true });
       // events end with a blank line; a line of an event is `field: value` (the SSE format)
       for (;;) {
@@ -280,7 +279,12 @@ async function* events(res: Response, provider: ChatProvider, opts: ChatCallOpti
         buffer = buffer.slice(found.index + found[0].length);
         searched = 0;
         const data = event.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, '')).join('\n');
-        if (data !== '') yield data;
+        if (data === '') continue;
+        // the wait restarts with an event that carries data, not with any bytes: a provider that
+        // only sends keep-alive comments (`: ping`) has not answered, and would otherwise hold the
+        // call open without end, its first chunk or its next one never timed out
+        dog.restart();
+        yield data;
       }
       // an event's end may straddle the next read: its first three characters are searched again
       searched = Math.max(0, buffer.length - 3);

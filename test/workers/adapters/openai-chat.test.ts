@@ -45,3 +45,41 @@ test('failover stops at the call\'s total wait: the provider being tried gets wh
     t.true(took >= 880 && took < 1_500, `gave up after ${Math.round(took)} ms, at the total, not two whole timeouts`);
   }
 });
+
+/** A provider that streams `before` and then only keep-alive comments, every 50 ms, until the call goes away. */
+const pinging = async (t: { teardown(fn: () => void): void }, before: string) => {
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(before);
+    const timer = setInterval(() => res.write(': keep-alive\n\n'), 50);
+    res.on('close', () => clearInterval(timer));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  t.teardown(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return { name: 'pinging', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, key: undefined, upstreamModel: 'm' } satisfies ChatProvider;
+};
+
+/** The call's outcome, or 'still waiting' after `ms`. */
+const within = <T>(ms: number, p: Promise<T>) => Promise.race([p, new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), ms).unref())]);
+
+test('a stream of keep-alive comments is no answer: the wait for the first chunk times out however often they come', async (t) => {
+  const provider = await pinging(t, '');
+  const outcome = await within(3000, streamChat([provider], body, { ...opts(), timeoutMs: 600 }).then(() => 'opened', (err: unknown) => err));
+  t.like(outcome, { code: 'upstream_timeout' });
+});
+
+test('a stream that only sends keep-alive comments after a chunk times out waiting for the next one', async (t) => {
+  const first = `data: ${JSON.stringify({ choices: [{ index: 0, delta: { role: 'assistant', content: 'Hi' }, finish_reason: null }] })}\n\n`;
+  const provider = await pinging(t, first);
+  const { chunks } = await streamChat([provider], body, { ...opts(), timeoutMs: 600 });
+  const read = async () => {
+    let n = 0;
+    for await (const chunk of chunks) if (chunk) n++;
+    return n;
+  };
+  const outcome = await within(3000, read().then(() => 'ended', (err: unknown) => err));
+  t.like(outcome, { code: 'upstream_timeout' });
+});

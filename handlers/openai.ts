@@ -140,6 +140,18 @@ function countedOutput(relayed: Relayed): number {
   return Math.max(relayed.chunks, tokensOfBytes(relayed.bytes));
 }
 
+/**
+ * Whether a stream has gone on longer than an answer of `maxTokens` can: more chunks than twice
+ * its tokens (a provider streams at most a chunk a token, and a few around the answer: its role,
+ * its finish, its usage), or more bytes relayed than 256 a token (far past the longest token,
+ * with a tool call's JSON around it). A provider that ignores max_tokens, or that sends chunks of
+ * nothing without end, would otherwise stream forever, each chunk restarting its wait: relayed
+ * past what the call holds and so uncharged, its row kept alive for as long as it goes on.
+ */
+function pastAnswerBound(chunks: number, relayed: Relayed, maxTokens: number): boolean {
+  return chunks > 2 * maxTokens + 64 || relayed.bytes > 256 * maxTokens + 1024 * 1024;
+}
+
 /** What a stream relayed of its answer: its bytes (content, reasoning, refusal, tool calls) and the chunks that carried them. */
 interface Relayed {
   bytes: number;
@@ -385,14 +397,24 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
     // the provider's usage: its last report, and its report of the whole answer (with or after the finish_reason)
     const reported: { final?: InlineUsage; latest?: InlineUsage } = {};
     let finished = false;
+    // every chunk the provider sent, relayed or not
+    let chunks = 0;
+    // the provider went on past max_tokens (pastAnswerBound): the stream was cut off there
+    let cut = false;
     // `ended`: the row stopped being processing behind the stream (cancelled, or failed for lost)
     let end: 'completed' | 'cancelled' | 'ended' | ChatUpstreamError = 'completed';
     let touchedAt = now;
     try {
       for await (const chunk of upstream.chunks) {
-        // A stream has no total bound (each chunk has its own): it keeps its row alive for the
-        // sweeper as it goes, so that a long answer is settled by its usage like any other,
-        // never failed for lost with its hold released under it. A row no longer processing
+        // this chunk and any after it are more than the answer can be: not relayed, the provider's call stopped
+        if (pastAnswerBound(++chunks, relayed, maxTokens)) {
+          opts.warn({ provider: upstream.provider.name, maxTokens, chunks, bytes: relayed.bytes }, `the chat provider "${upstream.provider.name}" streamed past the answer's max_tokens (${maxTokens}): the stream was cut off`);
+          cut = true;
+          break;
+        }
+        // A stream has no time bound (each chunk has its own wait), only pastAnswerBound's length:
+        // it keeps its row alive for the sweeper as it goes, so that a long answer is settled by
+        // its usage like any other, never failed for lost with its hold released under it. A row no longer processing
         // holds nothing any more: nothing more is relayed (its provider's call stops).
         if (app.clock() - touchedAt >= INLINE_TOUCH_MS) {
           touchedAt = app.clock();
@@ -441,7 +463,7 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
       events.send(JSON.stringify({ error: { message: refusal.message, type: 'api_error', code: refusal.code, param: null } }));
       await failed(end);
     } else {
-      const counted = streamUsage(priced, model, reported, relayed, end === 'completed');
+      const counted = streamUsage(priced, model, reported, relayed, end === 'completed' && !cut);
       const { charge, listCharge, studioMarkup: markup } = usagePrice(model.price, priced, counted, held);
       const price = { charge, listCharge, studioMarkup: markup, usage: counted, text, inferenceMs: performance.now() - started };
       if (end === 'ended') {
@@ -452,6 +474,8 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
       } else if (end === 'cancelled') {
         await settle({ status: 'cancelled', ...price, error: 'the client closed the connection before the answer was complete: charged for the answer relayed until then', code: 'client_closed' });
       } else {
+        // cut off at max_tokens, as OpenAI ends an answer that reaches it
+        if (cut && !finished) events.send(JSON.stringify(chunkObject(completionId, body.model, created, {}, 'length', includeUsage ? null : undefined)));
         // asked for the usage and the provider reported none for the whole answer: the tokens it is charged, as OpenAI's last chunk
         if (includeUsage && !reported.final) events.send(JSON.stringify(usageChunkObject(completionId, body.model, created, counted)));
         events.send('[DONE]');

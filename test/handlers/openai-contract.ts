@@ -559,6 +559,39 @@ export function openAIContract(db: 'sqlite' | 'mysql'): void {
     t.deepEqual(await wallet(acct.userId), { balance: 1000 - p.price, held: 0 });
   });
 
+  test.serial(`${db}: a provider that streams past max_tokens without end is cut off: the stream ends with finish_reason length, charged at most its hold`, async (t) => {
+    const acct = await account(t);
+    fake.mode = 'endless';
+    const stream = await client(acct.liveKey).chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'Sing' }], stream: true, max_tokens: 10, stream_options: { include_usage: true } });
+    let seen = 0;
+    let id = '';
+    let finish: string | null = null;
+    let usage: unknown;
+    for await (const chunk of stream) {
+      id = chunk.id.replace('chatcmpl-', '');
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+      if (chunk.usage) usage = chunk.usage;
+      // far past any bound a 10-token answer could need: the stream would never end
+      if (++seen === 2000) break;
+    }
+    t.true(seen < 2000, `the stream ended by itself (${seen} chunks)`);
+    t.is(finish, 'length');
+    t.truthy(usage, 'the usage chunk asked for');
+    await waitFor(() => fake.endless.closed);
+    const p = (await findPredictionById(gw.app.db, id))!;
+    t.is(p.status, 'completed');
+    t.true(p.price <= chargeOf(USAGE.prompt_tokens * 10, 10), `charged at most the hold of 10 tokens (${p.price})`);
+    t.deepEqual(await wallet(acct.userId), { balance: 1000 - p.price, held: 0 });
+    // chunks that carry nothing (each one restarting the wait for the next) are cut off the same way
+    fake.endlessWord = '';
+    const empty = await client(acct.liveKey).chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'Sing' }], stream: true, max_tokens: 10 });
+    let emptySeen = 0;
+    for await (const chunk of empty) if (chunk && ++emptySeen === 2000) break;
+    t.true(emptySeen < 2000, `the stream of empty chunks ended by itself (${emptySeen} chunks)`);
+    await waitFor(() => fake.endless.closed);
+    await waitFor(async () => (await wallet(acct.userId)).held === 0);
+  });
+
   test.serial(`${db}: a stream cancelled by its cancel URL is charged for what it relayed until it stopped, once, the rest of its hold released`, async (t) => {
     const acct = await account(t);
     t.teardown(() => {

@@ -208,6 +208,13 @@ export const chatWaitMs = (config: Pick<Config, 'chatUpstreamTimeoutMs'>) => CHA
  */
 export const INLINE_TOUCH_MS = 60_000;
 
+/**
+ * The header of an error whose prediction lives on (still running, or completed and charged): the
+ * OpenAI SDKs retry a 5xx by default, and each retry would submit, and charge, the images again.
+ * The SDKs obey it over the status (openai-node's and openai-python's shouldRetry).
+ */
+const DO_NOT_RETRY = { 'x-should-retry': 'false' };
+
 /** The longest POST /v1/images/generations spends reading its images back for `b64_json`, all of them together. */
 export const IMAGES_READ_MS = 20_000;
 
@@ -532,7 +539,7 @@ export const createImage: Handler<'createImage'> = async ({ app, caller, body, r
   } finally {
     client.dispose();
   }
-  if (!done) throw new OpenAIRouteError(504, 'upstream_timeout', `The images are not ready after ${Math.round(app.config.imagesWaitMs / 1000)} s; the prediction ${id} keeps running: poll GET /api/v1/predictions/${id}/result.`);
+  if (!done) throw new OpenAIRouteError(504, 'upstream_timeout', `The images are not ready after ${Math.round(app.config.imagesWaitMs / 1000)} s; the prediction ${id} keeps running: poll GET /api/v1/predictions/${id}/result.`, null, DO_NOT_RETRY);
   if (done.status !== 'completed') throw new OpenAIRouteError(502, 'upstream_failed', `The prediction ${id} ${done.status}: ${done.error ?? 'no images'}; nothing was charged.`);
   const urls = predictionView(app, done).outputs ?? [];
   const data = [];
@@ -544,7 +551,7 @@ export const createImage: Handler<'createImage'> = async ({ app, caller, body, r
         data.push({ url });
         continue;
       }
-      const unread = (why: string) => new OpenAIRouteError(502, 'upstream_failed', `The image of prediction ${id} could not be read back (${why}); its URL is in GET /api/v1/predictions/${id}/result.`);
+      const unread = (why: string) => new OpenAIRouteError(502, 'upstream_failed', `The image of prediction ${id} could not be read back (${why}); its URL is in GET /api/v1/predictions/${id}/result.`, null, DO_NOT_RETRY);
       // the gateway's own address of the file (local files or the bucket's presigned redirect)
       let bytes: ArrayBuffer;
       try {

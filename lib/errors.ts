@@ -234,8 +234,8 @@ export class OpenAIRouteError extends DomainError {
   readonly code: 'model_not_found' | 'wrong_model_category' | 'upstream_failed' | 'upstream_timeout';
   /** the request field at fault, for OpenAI's `param` */
   readonly param: string | null;
-  constructor(status: number, code: OpenAIRouteError['code'], message: string, param: string | null = null) {
-    super(message);
+  constructor(status: number, code: OpenAIRouteError['code'], message: string, param: string | null = null, headers: Record<string, string> = {}) {
+    super(message, headers);
     this.status = status;
     this.code = code;
     this.param = param;

@@ -37,3 +37,15 @@ test('past the wait bound, a 504 names the prediction, which stays queued with i
   t.is(Number(wallet!.balance) + Number(wallet!.held), 1000, 'held, not charged');
   t.deepEqual((await checkLedger(gw.app.db)).mismatches, []);
 });
+
+test('the 504 of a prediction that keeps running tells the OpenAI clients not to retry: their automatic retries would submit (and charge) it again', async (t) => {
+  const acct = await newAccount(gw, 1000);
+  // the SDK's default: up to two retries of a 5xx, unless the answer says x-should-retry: false
+  const client = new OpenAI({ apiKey: acct.liveKey, baseURL: `${base}/v1` });
+  const err = await t.throwsAsync(client.images.generate({ model: 'canvas-v1-fast-text-to-image', prompt: 'a lighthouse, once' }), { instanceOf: OpenAI.APIError });
+  t.is(err!.status, 504);
+  t.is(err!.headers?.get('x-should-retry'), 'false');
+  const rows = await gw.app.db('predictions').where({ user_id: acct.userId }).count({ n: '*' });
+  t.is(Number(rows[0]!.n), 1, 'one prediction, not one per retry');
+  t.deepEqual((await checkLedger(gw.app.db)).mismatches, []);
+});

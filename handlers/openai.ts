@@ -158,7 +158,7 @@ interface Relayed {
   chunks: number;
 }
 
-/** The answer's bytes a chunk's delta carries: every field but its role (a tool call or another structured field as its JSON). */
+/** The answer's bytes a chunk's delta (or a whole answer's message) carries: every field but its role (a tool call or another structured field as its JSON). */
 function deltaBytes(delta: Record<string, unknown>): number {
   let bytes = 0;
   for (const [k, v] of Object.entries(delta)) {
@@ -375,7 +375,8 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
       const message = isRecord(choice.message) ? choice.message : {};
       const text = typeof message.content === 'string' ? message.content : Array.isArray(message.tool_calls) ? JSON.stringify(message.tool_calls) : '';
       const reported = reportedUsage(answer.usage);
-      const usage: InlineUsage = reported ? { ...reported, source: 'reported' } : countedUsage(priced, model, tokensOfBytes(Buffer.byteLength(text, 'utf8')));
+      // unreported, the answer is counted whole as a stream's is (deltaBytes): its text, tool calls, reasoning and any other field
+      const usage: InlineUsage = reported ? { ...reported, source: 'reported' } : countedUsage(priced, model, tokensOfBytes(deltaBytes(message)));
       const { charge, listCharge, studioMarkup: markup } = usagePrice(model.price, priced, usage, held);
       await settle({ status: 'completed', charge, listCharge, studioMarkup: markup, usage, text, inferenceMs: performance.now() - started });
       const reply = { ...answer, id: completionId, object: 'chat.completion' as const, created, model: body.model, usage: { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens } };

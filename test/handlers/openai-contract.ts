@@ -60,6 +60,7 @@ export function openAIContract(db: 'sqlite' | 'mysql'): void {
     t.teardown(() => {
       fake.mode = 'ok';
       fake.usage = undefined;
+      fake.reasoning = undefined;
       fake.endlessWord = 'la ';
       fake.endlessEarlyUsage = false;
     });
@@ -171,6 +172,25 @@ export function openAIContract(db: 'sqlite' | 'mysql'): void {
     t.deepEqual(last.usage, { prompt_tokens: Number(row.input_tokens), completion_tokens: Number(row.output_tokens), total_tokens: Number(row.input_tokens) + Number(row.output_tokens) });
     t.is(chunks.filter((c) => c.usage).length, 1, 'one usage chunk');
     t.like(await findPredictionById(gw.app.db, id), { status: 'completed', price: chargeOf(Number(row.input_tokens), Number(row.output_tokens)) });
+  });
+
+  test.serial(`${db}: an answer whose provider reports no usage is counted whole, its reasoning too, streamed or not: both ways are charged the same`, async (t) => {
+    const acct = await account(t);
+    fake.mode = 'no-usage';
+    fake.reasoning = 'Primary colours: red, yellow, blue. '.repeat(20);
+    const ask = { model: CHAT, messages: [{ role: 'user' as const, content: 'Colours?' }], max_tokens: 1000 };
+    const { response } = await client(acct.liveKey).chat.completions.create(ask).withResponse();
+    const plainId = response.headers.get('x-prediction-id')!;
+    const stream = await client(acct.liveKey).chat.completions.create({ ...ask, stream: true });
+    let streamId = '';
+    for await (const chunk of stream) streamId = chunk.id.replace('chatcmpl-', '');
+    const answerTokens = Math.ceil(Buffer.byteLength(fake.reasoning + ANSWER) / 4);
+    const plain = await usageRow(plainId);
+    const streamed = await usageRow(streamId);
+    t.like(plain, { usage_source: 'counted', output_tokens: answerTokens });
+    t.like(streamed, { usage_source: 'counted', output_tokens: answerTokens });
+    t.is((await findPredictionById(gw.app.db, plainId))!.price, (await findPredictionById(gw.app.db, streamId))!.price);
+    await waitFor(async () => (await wallet(acct.userId)).held === 0);
   });
 
   test.serial(`${db}: tools and tool_choice are passed through; tool calls come back, streamed or not`, async (t) => {

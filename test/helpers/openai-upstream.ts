@@ -47,6 +47,8 @@ export interface FakeOpenAI {
   slowMs: number;
   /** the usage `ok` answers report instead of USAGE (a call whose prompt cost the provider more, e.g. an image) */
   usage: typeof USAGE | undefined;
+  /** reasoning text `ok` answers send before the answer (`reasoning_content`, as DeepSeek, vLLM and others do), when set */
+  reasoning: string | undefined;
   close(): Promise<void>;
 }
 
@@ -70,6 +72,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     benchChunks: 64,
     slowMs: 0,
     usage: undefined,
+    reasoning: undefined,
     async close() {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -124,7 +127,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       const tools = Array.isArray(body.tools) && body.tools.length > 0;
       const toolCall = { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } };
       if (body.stream !== true) {
-        const message = tools ? { role: 'assistant', content: null, tool_calls: [toolCall], refusal: null } : { role: 'assistant', content: ANSWER, refusal: null };
+        const message = tools ? { role: 'assistant', content: null, tool_calls: [toolCall], refusal: null } : { role: 'assistant', content: ANSWER, refusal: null, ...(state.reasoning === undefined ? {} : { reasoning_content: state.reasoning }) };
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
           id: 'chatcmpl-upstream', object: 'chat.completion', created: 1, model: 'gpt-4o-mini',
           choices: [{ index: 0, message, logprobs: null, finish_reason: tools ? 'tool_calls' : 'stop' }], ...(usage ? { usage } : {}),
@@ -181,6 +184,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
         send(chunk({ tool_calls: [{ index: 0, function: { arguments: toolCall.function.arguments } }] }, null, nullUsage));
         send(chunk({}, 'tool_calls', nullUsage));
       } else {
+        if (state.reasoning !== undefined) send(chunk({ reasoning_content: state.reasoning }, null, nullUsage));
         for (const w of ANSWER_WORDS) send(chunk({ content: w }, null, nullUsage));
         send(chunk({}, 'stop', nullUsage));
       }

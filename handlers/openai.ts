@@ -33,7 +33,9 @@ type InlineUsage = Extract<InlineOutcome, { status: 'completed' | 'cancelled' }>
 const CONCURRENCY_RETRY_SECONDS = 1;
 
 /** The request fields passed to the provider as they are (besides messages and the answer's length). */
-const PASSED = ['temperature', 'top_p', 'stop', 'seed', 'response_format', 'tools', 'tool_choice', 'parallel_tool_calls', 'frequency_penalty', 'presence_penalty', 'logit_bias', 'logprobs', 'top_logprobs', 'user'] as const;
+// store, metadata and service_tier are taken and not passed on: the gateway keeps the call itself,
+// and a tier the model's price does not cover is the operator's provider account's to choose
+const PASSED = ['temperature', 'top_p', 'stop', 'seed', 'response_format', 'tools', 'tool_choice', 'parallel_tool_calls', 'frequency_penalty', 'presence_penalty', 'logit_bias', 'logprobs', 'top_logprobs', 'reasoning_effort', 'user'] as const;
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

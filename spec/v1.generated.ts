@@ -71,8 +71,10 @@ export interface paths {
          *     the provider takes them; any other part, such as a `file`, is 400: its cost cannot be
          *     held before the call), `max_tokens` or `max_completion_tokens`, `temperature`, `top_p`,
          *     `stop`, `seed`, `response_format`, `tools`, `tool_choice`, `parallel_tool_calls`,
-         *     `frequency_penalty`, `presence_penalty`, `logit_bias`, `logprobs`, `top_logprobs` and `user`
-         *     are passed to the provider as they are. `n` must be 1.
+         *     `frequency_penalty`, `presence_penalty`, `logit_bias`, `logprobs`, `top_logprobs`,
+         *     `reasoning_effort` and `user` are passed to the provider as they are (a field sent as `null`
+         *     is as absent). `store`, `metadata` and `service_tier` are taken and not passed on. `n` must
+         *     be 1; a field OpenAI does not define is 400.
          *
          *     Billing: the call holds the most it can cost (its messages' UTF-8 bytes counted as tokens,
          *     each image part as the most the provider bills for one image, the model's `image_tokens`
@@ -3650,15 +3652,25 @@ export interface components {
             stop?: string | string[] | null;
             seed?: number | null;
             response_format?: Record<string, never> | null;
-            tools?: Record<string, never>[];
-            tool_choice?: string | Record<string, never>;
-            parallel_tool_calls?: boolean;
+            tools?: Record<string, never>[] | null;
+            tool_choice?: string | Record<string, never> | null;
+            parallel_tool_calls?: boolean | null;
+            /** @description Passed to the provider as it is (OpenAI takes `minimal`, `low`, `medium` or `high`); the reasoning is billed as answer tokens, within `max_tokens`. */
+            reasoning_effort?: string | null;
+            /** @description Taken and not passed on; every call is kept in the gateway's run history, never stored at the provider. */
+            store?: boolean | null;
+            /** @description Taken and not passed on (OpenAI keeps it with stored completions, which the gateway does not make). */
+            metadata?: {
+                [key: string]: string;
+            } | null;
+            /** @description Taken and not passed on; the call runs at the tier the operator's provider account has, at the model's price. */
+            service_tier?: string | null;
             frequency_penalty?: number | null;
             presence_penalty?: number | null;
             logit_bias?: Record<string, never> | null;
             logprobs?: boolean | null;
             top_logprobs?: number | null;
-            user?: string;
+            user?: string | null;
             stream?: boolean | null;
             stream_options?: {
                 include_usage?: boolean;

@@ -193,6 +193,28 @@ export function openAIContract(db: 'sqlite' | 'mysql'): void {
     await waitFor(async () => (await wallet(acct.userId)).held === 0);
   });
 
+  test.serial(`${db}: the request fields OpenAI's clients and frameworks send are taken: reasoning_effort is passed on, store, metadata and service_tier are not, and null is as absent`, async (t) => {
+    const acct = await account(t);
+    const before = fake.requests.length;
+    const res = await fetch(`${base}/v1/chat/completions`, {
+      method: 'POST', headers: { authorization: `Bearer ${acct.liveKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: CHAT, messages: [{ role: 'user', content: 'Hi' }], max_tokens: 20, reasoning_effort: 'low', store: true, metadata: { app: 'notes' },
+        service_tier: 'priority', tools: null, tool_choice: null, parallel_tool_calls: null, user: null,
+      }),
+    });
+    t.is(res.status, 200, await res.clone().text());
+    const sent = fake.requests[before]!;
+    t.is(sent.reasoning_effort, 'low');
+    for (const k of ['store', 'metadata', 'service_tier', 'tools', 'tool_choice', 'parallel_tool_calls', 'user']) t.false(k in sent, k);
+    const bad = await fetch(`${base}/v1/chat/completions`, {
+      method: 'POST', headers: { authorization: `Bearer ${acct.liveKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: CHAT, messages: [{ role: 'user', content: 'Hi' }], no_such_field: 1 }),
+    });
+    t.is(bad.status, 400, 'a field OpenAI does not know is still refused');
+    await waitFor(async () => (await wallet(acct.userId)).held === 0);
+  });
+
   test.serial(`${db}: tools and tool_choice are passed through; tool calls come back, streamed or not`, async (t) => {
     const acct = await account(t);
     const tools = [{ type: 'function' as const, function: { name: 'get_weather', description: 'The weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }];

@@ -57,9 +57,9 @@ export function modelFor(app: App, studio: OperationContext<'createChatCompletio
 }
 
 /** The input schema's properties of a model endpoint. */
-function inputProperties(app: App, model: ModelInfo): Record<string, { maximum?: unknown; default?: unknown }> {
+function inputProperties(app: App, model: ModelInfo): Record<string, { maximum?: unknown; default?: unknown; enum?: unknown[] }> {
   const op = app.spec.operationById.get(model.operationId);
-  const schema = (op?.requestBody as { content?: Record<string, { schema?: { properties?: Record<string, { maximum?: unknown; default?: unknown }> } }> } | undefined)?.content?.['application/json']?.schema;
+  const schema = (op?.requestBody as { content?: Record<string, { schema?: { properties?: Record<string, { maximum?: unknown; default?: unknown; enum?: unknown[] }> } }> } | undefined)?.content?.['application/json']?.schema;
   return schema?.properties ?? {};
 }
 
@@ -507,6 +507,21 @@ export const createChatCompletion: Handler<'createChatCompletion'> = async ({ ap
 // POST /v1/images/generations
 // ============================================================
 
+/** The ratios an OpenAI `size` maps to for a model that takes an aspect ratio and lists none: the ones every image provider of the catalog takes. */
+const COMMON_ASPECTS = ['1:1', '16:9', '9:16', '4:3', '3:4', '3:2', '2:3', '5:4', '4:5', '21:9', '9:21'];
+
+/**
+ * The aspect ratio closest to `width`x`height` (by the logarithm of the ratio, so 2:1 is as far
+ * from 1:1 as 1:2) among those the model's `aspect_ratio` field lists, or the common ones. An
+ * OpenAI client sends a size (1024x1024, 1792x1024, 1536x1024); such a model takes a ratio.
+ */
+function nearestAspect(width: number, height: number, field: { enum?: unknown[] }): string {
+  const listed = (field.enum ?? COMMON_ASPECTS).filter((v): v is string => typeof v === 'string' && /^[0-9]+:[0-9]+$/.test(v));
+  const log = (r: string) => { const [w, h] = r.split(':').map(Number) as [number, number]; return Math.log(w / h); };
+  const wanted = Math.log(width / height);
+  return listed.reduce((best, r) => (Math.abs(log(r) - wanted) < Math.abs(log(best) - wanted) ? r : best));
+}
+
 /**
  * A text-to-image model's prediction, submitted as its own endpoint would (generate: the hold, the
  * queue, sandbox keys), then waited for as `Prefer: wait` waits, up to IMAGES_WAIT_MS.
@@ -519,10 +534,11 @@ export const createImage: Handler<'createImage'> = async ({ app, caller, body, r
     if (!props.num_images) throw new ValidationFailedError([{ loc: ['body', 'n'], msg: `${model.operationId} makes one image per request`, type: 'value_error' }]);
     input.num_images = body.n;
   }
-  if (typeof body.size === 'string') {
-    if (!props.width || !props.height) throw new ValidationFailedError([{ loc: ['body', 'size'], msg: `${model.operationId} takes no size`, type: 'value_error' }]);
-    const [width, height] = body.size.split('x').map(Number);
-    Object.assign(input, { width, height });
+  if (typeof body.size === 'string' && body.size !== 'auto') {
+    const [width, height] = body.size.split('x').map(Number) as [number, number];
+    if (props.width && props.height) Object.assign(input, { width, height });
+    else if (props.aspect_ratio) input.aspect_ratio = nearestAspect(width, height, props.aspect_ratio);
+    else throw new ValidationFailedError([{ loc: ['body', 'size'], msg: `${model.operationId} takes no size`, type: 'value_error' }]);
   }
   // an embed code's input rules (its preset, locked and allowed fields), as on the model's own endpoint
   const code = request.app.embedCode;

@@ -3738,11 +3738,11 @@ export interface components {
             prompt: string;
             /** @description Images to make, where the model takes a number of images (`num_images`). */
             n?: number | null;
-            /** @description `<width>x<height>` in pixels, where the model takes a width and height. */
+            /** @description `<width>x<height>` in pixels, where the model takes a width and height; for a model that takes an aspect ratio instead, the ratio nearest to it that the model offers (`1024x1024` is `1:1`, `1792x1024` is `16:9`, `1024x1536` is `2:3`). `auto`, or absent: the model's default. */
             size?: string | null;
             /** @enum {string|null} */
             response_format?: "url" | "b64_json" | null;
-            user?: string;
+            user?: string | null;
         };
         /**
          * @example {

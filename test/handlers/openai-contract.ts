@@ -783,6 +783,17 @@ export function openAIContract(db: 'sqlite' | 'mysql'): void {
     t.deepEqual(await wallet(acct.userId), { balance: 1000, held: 0 });
   });
 
+  test.serial(`${db}: an OpenAI size asks a model that takes an aspect ratio for the nearest one it offers; auto is its default`, async (t) => {
+    const acct = await account(t);
+    const sandbox = client(acct.testKey);
+    for (const [size, aspect] of [['1024x1024', '1:1'], ['1792x1024', '16:9'], ['1024x1536', '2:3'], ['1024x1792', '9:16']] as const) {
+      const { response } = await sandbox.images.generate({ model: 'lumen-dev-text-to-image', prompt: 'a lighthouse', size }).withResponse();
+      t.like((await findPredictionById(gw.app.db, response.headers.get('x-prediction-id')!))!.input, { aspect_ratio: aspect }, size);
+    }
+    const { response } = await sandbox.images.generate({ model: 'lumen-dev-text-to-image', prompt: 'a lighthouse', size: 'auto' }).withResponse();
+    t.like((await findPredictionById(gw.app.db, response.headers.get('x-prediction-id')!))!.input, { aspect_ratio: '1:1' });
+  });
+
   test.serial(`${db}: images by slug wait for the prediction and answer OpenAI's images object, as URLs or base64; a language model there is 400 naming its route`, async (t) => {
     const acct = await account(t);
     const c = client(acct.liveKey);

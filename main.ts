@@ -13,6 +13,7 @@ import { createRunModel } from './workers/run-model.ts';
 import { createDeliverWebhook } from './workers/deliver-webhook.ts';
 import { createRetention } from './workers/retention.ts';
 import { createSubscriptionJob } from './workers/subscriptions.ts';
+import { stripeCancellationsSettled } from './workers/stripe-cancellations.ts';
 import { SpecError } from './spec/load.ts';
 import type { Server } from '@hapi/hapi';
 import { pino } from 'pino';
@@ -47,6 +48,12 @@ const SHUTDOWN_MARGIN_MS = 10_000;
  * Past it the shutdown goes on: the consumers' channels close with the connection.
  */
 export const CONSUMER_CANCEL_BOUND_MS = 5_000;
+/**
+ * How long a shutdown waits for the Stripe cancellations requests started after their answers
+ * (workers/stripe-cancellations.ts). Stripe may take a minute to fail one; each is recorded, so
+ * one cut short is tried again by the subscription job.
+ */
+const STRIPE_CANCELS_BOUND_MS = 5_000;
 
 /**
  * After a first SIGTERM/SIGINT the process exits by this deadline whatever it still waits for (a
@@ -149,6 +156,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
           }
         }),
       ]);
+      await boundedStep('Stripe cancellations started by requests to finish', STRIPE_CANCELS_BOUND_MS, () => stripeCancellationsSettled());
       // Last: probes keep answering while the worker drains (readiness still true, liveness too).
       if (healthServer) await step('the health port to close', () => healthServer!.stop({ timeout: 1_000 }));
       await app.close(step);

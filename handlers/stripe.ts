@@ -7,7 +7,7 @@
 import type { Handler } from './types.ts';
 import type { App } from '../lib/context.ts';
 import { BalanceLimitError, ConflictError, InvalidInputError, NotFoundError, UnavailableError } from '../lib/errors.ts';
-import { creditsForPayment, creditsForRefund, endStripeSubscription, idOf, listData, refundIdempotencyKey, stripeCall, stripeClient, stripeSdk, webhookSecret } from '../lib/stripe.ts';
+import { creditsForPayment, creditsForRefund, idOf, listData, refundIdempotencyKey, stripeCall, stripeClient, stripeSdk, webhookSecret } from '../lib/stripe.ts';
 import type { Stripe } from '../lib/stripe.ts';
 import { findUserByEmail, findUserById, normaliseEmail } from '../db/users.ts';
 import {
@@ -23,6 +23,7 @@ import type { Owner } from '../lib/caller.ts';
 import type { PurchaseOutcome, StripePayment } from '../db/stripe-payments.ts';
 import type { components } from '../spec/v1.generated.ts';
 import { pseudonymiseText } from '../db/pseudonymise.ts';
+import { endStripeSubscription } from '../workers/stripe-cancellations.ts';
 
 type PaymentCharge = components['schemas']['PaymentCharge'];
 type AckStatus = components['schemas']['StripeWebhookAck']['status'];
@@ -170,10 +171,10 @@ async function subscriptionStarted(app: App, event: Stripe.Event, s: Stripe.Chec
   }
   if (out.outcome === 'wallet-gone' && stripeSubscription) {
     // nothing here will ever pay out of it, and nobody can reach its billing portal: Stripe would charge it every period
-    await endStripeSubscription(app, stripeSubscription, { ...target.payer, session: s.id });
+    await endStripeSubscription(app, stripeSubscription, target.payer);
     app.log.error({
       stripeEvent: event.id, session: s.id, subscription: stripeSubscription, invoice: idOf(s.invoice) ?? null, customer, ...target.payer, plan: target.plan, amount, currency,
-    }, 'stripe_payment_unmatched: a paid subscription checkout started nothing, because its wallet (the team or the account) is gone; it is recorded as unapplied and its Stripe subscription was cancelled at Stripe: refund its first payment in Stripe\'s dashboard');
+    }, 'stripe_payment_unmatched: a paid subscription checkout started nothing, because its wallet (the team or the account) is gone; it is recorded as unapplied and its Stripe subscription is being cancelled at Stripe: refund its first payment in Stripe\'s dashboard');
     return 'unmatched';
   }
   if (out.outcome === 'already-active' || out.outcome === 'wallet-gone') {
@@ -298,8 +299,7 @@ async function invoicePaid(app: App, event: Stripe.Event, invoice: Fields): Prom
   }
   if (out.outcome === 'cancelled') {
     // its wallet is gone and Stripe still charges it (the deletion could not have it cancelled): nothing here will pay out of it
-    const payer = out.payer;
-    if (await endStripeSubscription(app, sub, { ...payer })) await recordStripeSubscriptionEnded(app.db, sub, payer, out.plan, null, app.clock());
+    await endStripeSubscription(app, sub, out.payer);
     return 'subscription_cancelled';
   }
   return 'ignored';

@@ -7,9 +7,9 @@ import type { App } from '../lib/context.ts';
 import { ConflictError, ValidationFailedError } from '../lib/errors.ts';
 import type { SubscriptionPlan } from '../lib/subscription-plans.ts';
 import {
-  activateSubscription, cancelSubscription, changeSubscription, liveStripeSubscriptionsOf, recordStripeSubscriptionEnded, stripeSubscriptionEnded,
+  activateSubscription, cancelSubscription, changeSubscription, liveStripeSubscriptionsOf, stripeSubscriptionEnded,
 } from '../db/subscriptions.ts';
-import { endStripeSubscription } from '../lib/stripe.ts';
+import { endStripeSubscription } from '../workers/stripe-cancellations.ts';
 import { walletFor } from './admin.ts';
 import { subscriptionView } from './subscription-view.ts';
 
@@ -54,9 +54,9 @@ export const adminManageSubscription: Handler<'adminManageSubscription'> = async
     if (out.outcome === 'wallet-gone') throw new ConflictError('the team (or account) was deleted: its wallet cannot be credited');
     // the plan is renewed on the clock from now: a Stripe subscription of an earlier checkout of
     // this wallet still live at Stripe would charge every period for nothing the gateway grants
-    // (Stripe then reports it deleted, which records it ended)
+    // (recorded for cancelling once the activation has committed; the answer does not wait for Stripe)
     for (const sub of await liveStripeSubscriptionsOf(app.db, payer)) {
-      await endStripeSubscription(app, sub, { ...payer }, 'an administrator activated a plan by hand on its wallet, which no Stripe subscription pays for');
+      await endStripeSubscription(app, sub, payer, 'an administrator activated a plan by hand on its wallet, which no Stripe subscription pays for');
     }
   } else if (body.action === 'change') {
     const out = await changeSubscription(app.db, payer, planNamed(app, body.plan), now);
@@ -64,11 +64,11 @@ export const adminManageSubscription: Handler<'adminManageSubscription'> = async
   } else {
     const out = await cancelSubscription(app.db, payer, now);
     if (out.outcome !== 'ok') throw new ConflictError('this wallet has no active subscription to cancel');
-    // a plan bought through Stripe: Stripe would go on charging for it every period
+    // a plan bought through Stripe: Stripe would go on charging for it every period (recorded
+    // for cancelling; the answer does not wait for Stripe, which may take a minute to fail)
     const stripeSub = out.subscription.stripeSubscriptionId;
-    if (stripeSub !== null && !(await stripeSubscriptionEnded(app.db, stripeSub))
-      && await endStripeSubscription(app, stripeSub, { ...payer }, 'its plan was cancelled on the gateway by an administrator')) {
-      await recordStripeSubscriptionEnded(app.db, stripeSub, payer, out.subscription.plan, null, app.clock());
+    if (stripeSub !== null && !(await stripeSubscriptionEnded(app.db, stripeSub))) {
+      await endStripeSubscription(app, stripeSub, payer, 'its plan was cancelled on the gateway by an administrator');
     }
   }
   return subscriptionView(app, payer);

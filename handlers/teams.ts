@@ -16,7 +16,7 @@ import {
 import type { Invite, Member, Membership } from '../db/teams.ts';
 import { findUserById, normaliseEmail } from '../db/users.ts';
 import { liveStripeSubscriptionsOf } from '../db/subscriptions.ts';
-import { endStripeSubscription } from '../lib/stripe.ts';
+import { endStripeSubscription } from '../workers/stripe-cancellations.ts';
 import { newSecret, sha256Hex } from '../lib/secrets.ts';
 import type { TeamPermission, TeamRole } from '../lib/caller.ts';
 import { sendInBackground, teamInviteMail } from '../lib/mail.ts';
@@ -114,8 +114,10 @@ export const deleteTeam: Handler<'deleteTeam'> = async ({ app, caller, params })
   // its keys were revoked with it (README "Credential cache")
   await app.credentials.invalidate({ teamIds: [team.id] });
   // its plan renews no more (the renewal job cancels it), but Stripe would go on charging every
-  // subscription a checkout of its wallet started or paid for unapplied: each is cancelled, as at an erasure
-  for (const sub of await liveStripeSubscriptionsOf(app.db, { userId: caller.userId, teamId: team.id })) await endStripeSubscription(app, sub, { teamId: team.id });
+  // subscription a checkout of its wallet started or paid for unapplied: each is recorded for
+  // cancelling, as at an erasure, and cancelled after the answer (workers/stripe-cancellations.ts)
+  const wallet = { userId: caller.userId, teamId: team.id };
+  for (const sub of await liveStripeSubscriptionsOf(app.db, wallet)) await endStripeSubscription(app, sub, wallet);
   return { id: team.id, deleted: true };
 };
 

@@ -9,7 +9,6 @@
 import crypto from 'node:crypto';
 import type Stripe from 'stripe';
 import type { StripeConfig } from '../config.ts';
-import type { App } from './context.ts';
 import { ConflictError, NotFoundError, UnavailableError } from './errors.ts';
 import { onFirstUse } from './first-use.ts';
 
@@ -125,28 +124,24 @@ export function fromStripeError(err: unknown, what: string): Error {
   return new UnavailableError(`Stripe cannot be reached now (${err.type}); try again`);
 }
 
-/** Why endStripeSubscription cancels, by default: the subscription's wallet is gone. */
-const WALLET_GONE = 'its wallet is gone (account erased or team deleted)';
-
 /**
  * Cancels a Stripe subscription at once (`DELETE /v1/subscriptions/{id}`, without proration and
- * without a final invoice): Stripe charges it no more. Used when its wallet goes (an erased
- * account, a deleted team), when its plan is cancelled on the gateway, and when an administrator
- * activates a plan by hand on a wallet a Stripe subscription still charges, each after that has
- * committed: a failure (Stripe unreachable or refusing, or no STRIPE_SECRET_KEY) is logged as an
- * error naming the subscription for the operator, who cancels it in Stripe's dashboard, and undoes
- * nothing. `why`: the reason, in the log lines. True when Stripe cancelled it.
+ * without a final invoice): Stripe charges it no more. `cancelled` when Stripe cancelled it now,
+ * `gone` when Stripe answers that it has no such subscription or that it is already canceled
+ * (Stripe answers a canceled subscription's DELETE with "No such subscription"): either way it
+ * charges nothing more. Throws the gateway's error (fromStripeError, or 503 without
+ * STRIPE_SECRET_KEY) otherwise. The outbox of cancellations (workers/stripe-cancellations.ts)
+ * calls it and tries again until it succeeds.
  */
-export async function endStripeSubscription(app: Pick<App, 'config' | 'log'>, subscriptionId: string, context: Record<string, unknown>, why = WALLET_GONE): Promise<boolean> {
+export async function cancelStripeSubscription(config: StripeConfig, subscriptionId: string): Promise<'cancelled' | 'gone'> {
+  const stripe = await stripeClient(config);
   try {
-    const stripe = await stripeClient(app.config.stripe);
-    await stripeCall('subscription', () => stripe.subscriptions.cancel(subscriptionId));
-    app.log.info({ subscription: subscriptionId, ...context }, `stripe subscription cancelled: ${why}`);
-    return true;
+    await stripe.subscriptions.cancel(subscriptionId);
+    return 'cancelled';
   } catch (err) {
-    app.log.error({ subscription: subscriptionId, ...context, error: (err as Error).message },
-      `stripe_subscription_not_cancelled: ${why} but Stripe could not be asked to cancel the subscription; cancel it in Stripe's dashboard, or Stripe keeps charging it`);
-    return false;
+    if (sdk && err instanceof sdk.errors.StripeError
+      && (err.code === 'resource_missing' || (err instanceof sdk.errors.StripeInvalidRequestError && /\bcancell?ed subscription\b/i.test(err.message)))) return 'gone';
+    throw fromStripeError(err, 'subscription');
   }
 }
 

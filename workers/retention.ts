@@ -14,7 +14,7 @@ import type { RetentionCounts } from '../db/retention.ts';
 import { accountsDueForDeletion, eraseAccount, personalOutputs, personalUploadKeys } from '../db/account-deletion.ts';
 import type { AbandonedUpstreamJob, ErasedFiles, EraseOptions, EraseResult } from '../db/account-deletion.ts';
 import { adapterRegistry } from './adapters/index.ts';
-import { endStripeSubscription } from '../lib/stripe.ts';
+import { endStripeSubscription } from './stripe-cancellations.ts';
 import { liveStripeSubscriptionsOf } from '../db/subscriptions.ts';
 import { modelRef } from './run-model.ts';
 import { uploadSettledAfterMs } from '../lib/uploads.ts';
@@ -82,11 +82,11 @@ async function removeLateFiles(app: EraserApp, userId: number, erased: ErasedFil
  * Stripe charges every period, which nobody could stop any more (the account and its billing
  * portal are gone): each Stripe subscription a checkout of the personal wallet started (or paid
  * for unapplied, README "A second plan paid for the same wallet") is cancelled at Stripe, at once
- * and without proration, unless Stripe reported it ended. A cancel that fails is logged as an
- * error for the operator (endStripeSubscription); the erasure stands.
+ * and without proration, unless Stripe reported it ended: recorded for cancelling, and tried
+ * until Stripe has (endStripeSubscription); the erasure stands whatever Stripe answers.
  */
 async function cancelStripeSubscriptions(app: EraserApp, userId: number): Promise<void> {
-  for (const sub of await liveStripeSubscriptionsOf(app.db, { userId, teamId: null })) await endStripeSubscription(app, sub, { userId });
+  for (const sub of await liveStripeSubscriptionsOf(app.db, { userId, teamId: null })) await endStripeSubscription(app, sub, { userId, teamId: null });
 }
 
 /**

@@ -1,20 +1,24 @@
 // The subscription job (README "Subscriptions"): every SUBSCRIPTION_INTERVAL_SECONDS, in worker
 // processes, renews the subscriptions an admin activated whose period has ended (each period's credit
-// granted once, as an expiring grant; a plan bought through Stripe is granted by its paid invoices) and expires grant credit whose time has come. Like the retention job it takes
+// granted once, as an expiring grant; a plan bought through Stripe is granted by its paid invoices), expires grant credit whose time has come, and
+// tries again the Stripe cancellations still due (workers/stripe-cancellations.ts). Like the retention job it takes
 // the `scheduled_jobs` lease, so one worker runs per period; the renewal itself does not depend on
 // the lease (a conditional UPDATE per subscription, and one grant per subscription and period), so
-// two runs at once still grant once.
+// two runs at once still grant once (and a Stripe cancellation is claimed by one of them).
 import crypto from 'node:crypto';
 import type { App } from '../lib/context.ts';
 import { takeJobLease } from '../db/retention.ts';
 import { expireDue, renewDue } from '../db/subscriptions.ts';
 import type { ExpiryCounts, RenewalCounts } from '../db/subscriptions.ts';
+import { runDueStripeCancellations } from './stripe-cancellations.ts';
+import type { CancellationCounts } from './stripe-cancellations.ts';
 
 export const SUBSCRIPTION_JOB = 'subscriptions';
 
 export interface SubscriptionRun {
   renewals: RenewalCounts;
   expiries: ExpiryCounts;
+  stripeCancellations: CancellationCounts;
 }
 
 export interface SubscriptionJob {
@@ -38,8 +42,9 @@ export function createSubscriptionJob(app: Pick<App, 'db' | 'log' | 'clock' | 'c
   async function run(now: number): Promise<SubscriptionRun> {
     const renewals = await renewDue(db, plans, now);
     const expiries = await expireDue(db, now);
+    const stripeCancellations = await runDueStripeCancellations(app, now);
     if (renewals.unknownPlan.length) log.warn({ plans: [...new Set(renewals.unknownPlan)] }, 'subscriptions due for renewal name a plan SUBSCRIPTION_PLANS no longer declares: not renewed');
-    return { renewals, expiries };
+    return { renewals, expiries, stripeCancellations };
   }
 
   async function runOnce(): Promise<SubscriptionRun | null> {
@@ -47,8 +52,12 @@ export function createSubscriptionJob(app: Pick<App, 'db' | 'log' | 'clock' | 'c
     const now = clock();
     if (!(await takeJobLease(db, SUBSCRIPTION_JOB, holder, now, intervalMs))) return null;
     const result = await run(now);
-    if (result.renewals.renewed || result.renewals.cancelled || result.expiries.credits) {
-      log.info({ renewed: result.renewals.renewed, cancelled: result.renewals.cancelled, expiredCredits: result.expiries.credits, wallets: result.expiries.wallets }, 'subscription run finished');
+    const stripe = result.stripeCancellations;
+    if (result.renewals.renewed || result.renewals.cancelled || result.expiries.credits || stripe.cancelled || stripe.failed) {
+      log.info({
+        renewed: result.renewals.renewed, cancelled: result.renewals.cancelled, expiredCredits: result.expiries.credits, wallets: result.expiries.wallets,
+        stripeCancelled: stripe.cancelled, stripeCancelFailed: stripe.failed,
+      }, 'subscription run finished');
     }
     return result;
   }

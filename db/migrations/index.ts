@@ -64,6 +64,7 @@ import * as m20261201_0101_studio_domain_claims from './20261201_0101_studio_dom
 import * as m20261201_0201_prediction_price_rules from './20261201_0201_prediction_price_rules.ts';
 import * as m20261201_0301_subscription_stripe_source from './20261201_0301_subscription_stripe_source.ts';
 import * as m20261201_0401_pseudonymise_staff_text from './20261201_0401_pseudonymise_staff_text.ts';
+import * as m20261201_0501_stripe_cancellations from './20261201_0501_stripe_cancellations.ts';
 import * as m20261201_0601_api_key_previous_holder from './20261201_0601_api_key_previous_holder.ts';
 
 interface Migration {
@@ -135,6 +136,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261201_0201_prediction_price_rules', m20261201_0201_prediction_price_rules],
   ['20261201_0301_subscription_stripe_source', m20261201_0301_subscription_stripe_source],
   ['20261201_0401_pseudonymise_staff_text', m20261201_0401_pseudonymise_staff_text],
+  ['20261201_0501_stripe_cancellations', m20261201_0501_stripe_cancellations],
   ['20261201_0601_api_key_previous_holder', m20261201_0601_api_key_previous_holder],
 ];
 

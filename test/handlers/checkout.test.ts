@@ -17,6 +17,7 @@ import { eraseAccount } from '../../db/account-deletion.ts';
 import { activateSubscription, renewDue } from '../../db/subscriptions.ts';
 import { debitWallet } from '../../db/wallet/moves.ts';
 import { eraseAccountAndFiles } from '../../workers/retention.ts';
+import { stripeCancellationsSettled } from '../../workers/stripe-cancellations.ts';
 
 const SECRET_KEY = 'sk_test_mediagatecheckout';
 const WEBHOOK_SECRET = 'whsec_mediagatecheckoutsecret';
@@ -499,26 +500,30 @@ test.serial('a subscription checkout delivered after its Stripe subscription\'s 
   t.is(await balance('users', acct.userId), 10_000);
 });
 
-test.serial('erasing an account whose plan was bought through Stripe cancels its Stripe subscription after the erasure; a refusal is logged and the erasure stands', async (t) => {
+test.serial('erasing an account whose plan was bought through Stripe cancels its Stripe subscription after the erasure; a refusal is logged, kept for a retry, and the erasure stands', async (t) => {
   const acct = await newAccount(gw);
   const sub = uniqueName('sub');
   await subscribed(acct, sub);
   const cancelled = nock(STRIPE).delete(`/v1/subscriptions/${sub}`).reply(200, { id: sub, object: 'subscription', status: 'canceled' });
   t.is((await eraseAccountAndFiles(gw.app, acct.userId, Date.now(), { immediate: true })).kind, 'erased');
+  await stripeCancellationsSettled();
   t.true(cancelled.isDone(), 'Stripe was asked to cancel the subscription');
+  t.truthy((await gw.app.db('stripe_cancellations').where({ stripe_subscription_id: sub }).first()).done_at);
   t.like(await gw.app.db('subscriptions').where({ wallet: `user:${acct.userId}` }).first(), { status: 'cancelled' });
 
-  // Stripe refuses: the erasure stands, the operator is told
+  // Stripe refuses: the erasure stands, a warning names the subscription, and the subscription job tries again later
   const other = await newAccount(gw);
   const otherSub = uniqueName('sub');
   await subscribed(other, otherSub);
   const refused = nock(STRIPE).delete(`/v1/subscriptions/${otherSub}`).reply(400, { error: { type: 'invalid_request_error', message: 'something went wrong' } });
   const before = logs.lines.length;
   t.is((await eraseAccountAndFiles(gw.app, other.userId, Date.now(), { immediate: true })).kind, 'erased');
+  await stripeCancellationsSettled();
   t.true(refused.isDone());
   t.not((await gw.app.db('users').where({ id: other.userId }).first('deleted_at')).deleted_at, null);
-  const errors = logs.parsed<{ level: number; msg: string; subscription?: string }>().slice(before).filter((l) => l.subscription === otherSub && l.level >= 50);
-  t.is(errors.length, 1, JSON.stringify(errors));
+  const warned = logs.parsed<{ level: number; msg: string; subscription?: string }>().slice(before).filter((l) => l.subscription === otherSub && l.level >= 40);
+  t.deepEqual(warned.map((l) => l.level), [40], JSON.stringify(warned));
+  t.like(await gw.app.db('stripe_cancellations').where({ stripe_subscription_id: otherSub }).first(), { user_id: other.userId, attempts: 1, done_at: null });
 
   // a plan an admin activated has no Stripe subscription: Stripe is not asked
   const admins = await newAccount(gw);
@@ -539,6 +544,7 @@ test.serial('deleting a team whose plan was bought through Stripe cancels its St
   await gw.app.db.transaction((trx) => debitWallet(trx, { userId: owner.userId, teamId }, 10_000, 'test: spent', Date.now()));
   const cancelled = nock(STRIPE).delete(`/v1/subscriptions/${sub}`).reply(200, { id: sub, object: 'subscription', status: 'canceled' });
   t.is((await callOperation(gw, 'deleteTeam', { as: owner.session, params: { team_id: teamId } })).status, 200);
+  await stripeCancellationsSettled();
   t.true(cancelled.isDone(), 'Stripe was asked to cancel the subscription');
 });
 
@@ -560,6 +566,7 @@ test.serial('deleting a team cancels every live Stripe subscription of its walle
     nock(STRIPE).delete(`/v1/subscriptions/${sub}`).reply(() => { cancelled.push(sub); return [200, { id: sub, object: 'subscription', status: 'canceled' }]; });
   }
   t.is((await callOperation(gw, 'deleteTeam', { as: owner.session, params: { team_id: teamId } })).status, 200);
+  await stripeCancellationsSettled();
   t.deepEqual(cancelled.sort(), [started, unapplied].sort(), 'Stripe was asked to cancel both subscriptions');
 });
 
@@ -573,11 +580,12 @@ test.serial('a plan checkout paid after its team was deleted starts nothing, cre
   const cancelled = nock(STRIPE).delete(`/v1/subscriptions/${sub}`).reply(200, { id: sub, object: 'subscription', status: 'canceled' });
   const before = logs.lines.length;
   t.deepEqual((await deliver(paidSession(stripe.id, stripe.sent[0]!, { amount_total: 1000, subscription: sub, payment_intent: null }))).result, { status: 'unmatched' });
+  await stripeCancellationsSettled();
   t.true(cancelled.isDone(), 'Stripe was asked to cancel the subscription');
   t.is(await balance('teams', teamId), 0);
   t.is(await balance('users', owner.userId), 0);
   t.like(await gw.app.db('stripe_subscription_checkouts').where({ checkout_session_id: stripe.id }).first(), { outcome: 'unapplied' });
   const errors = logs.parsed<{ msg: string; level: number; session?: string }>().slice(before).filter((l) => l.session === stripe.id && l.level >= 50);
   t.is(errors.length, 1);
-  t.regex(errors[0]!.msg, /gone.*cancelled at Stripe.*refund/);
+  t.regex(errors[0]!.msg, /gone.*being cancelled at Stripe.*refund/);
 });

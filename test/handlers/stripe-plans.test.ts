@@ -12,7 +12,10 @@ import type { Account, TestGateway } from '../helpers/gateway.ts';
 import { callOperation } from '../helpers/operation.ts';
 import { assertLedger } from '../helpers/ledger.ts';
 import { uniqueName } from '../helpers/services.ts';
-import { activateSubscription, cancelSubscription, renewDue } from '../../db/subscriptions.ts';
+import { activateSubscription, cancelSubscription, liveStripeSubscriptionsOf, renewDue } from '../../db/subscriptions.ts';
+import { recordStripeCancellation } from '../../db/stripe-cancellations.ts';
+import { stripeCancellationsSettled } from '../../workers/stripe-cancellations.ts';
+import { createSubscriptionJob } from '../../workers/subscriptions.ts';
 import { captureLog } from '../helpers/logs.ts';
 import { formOf } from '../helpers/stripe.ts';
 
@@ -117,6 +120,10 @@ function scenario(gw: TestGateway) {
     balance: async (acct: Account) => Number((await gw.app.db('users').where({ id: acct.userId }).first('balance')).balance),
     grants: async (acct: Account) => Number((await gw.app.db('credit_grants').where({ wallet: `user:${acct.userId}` }).count({ n: '*' }))[0]!.n),
     renewAt: (at: number) => renewDue(gw.app.db, gw.app.config.subscriptions.plans, at),
+    /** The subscription job, to run its part by hand at a given time. */
+    job: () => createSubscriptionJob(gw.app),
+    /** The outbox row of a Stripe subscription to cancel. */
+    cancellation: async (sub: string) => gw.app.db('stripe_cancellations').where({ stripe_subscription_id: sub }).first(),
     view: async (acct: Account) => (await callOperation<{ plan: string; status: string; current_period_start: string; current_period_end: string }>(gw, 'getMySubscription', { as: acct.session })).body,
   };
 }
@@ -323,7 +330,7 @@ both('the same period\'s invoice.paid delivered several times at once grants it 
   t.is(await s.balance(acct), 20_000);
 });
 
-both('an administrator\'s cancel of a Stripe-backed plan cancels its Stripe subscription at once; if Stripe cannot be asked, the cancel stands and an error names it', async (t, s) => {
+both('an administrator\'s cancel of a Stripe-backed plan cancels its Stripe subscription at once; if Stripe cannot be asked, the cancel stands and the subscription stays pending', async (t, s) => {
   const acct = await s.account();
   const sub = uniqueName('sub');
   t.is(await s.subscribe(acct, sub), 'subscription_started');
@@ -332,15 +339,18 @@ both('an administrator\'s cancel of a Stripe-backed plan cancels its Stripe subs
   const res = await s.manage(acct, { action: 'cancel' });
   t.is(res.status, 200, res.raw.payload);
   t.is(res.body.status, 'cancelled');
+  await stripeCancellationsSettled();
   t.is(sent.length, 1, 'cancelled at Stripe, once');
   t.falsy(sent[0]!.prorate, 'without proration');
   t.falsy(sent[0]!.invoice_now, 'and without a final invoice');
+  t.truthy((await s.cancellation(sub)).done_at);
+  t.deepEqual(await liveStripeSubscriptionsOf(s.gw.app.db, { userId: acct.userId, teamId: null }), [], 'recorded ended');
   t.is(await s.balance(acct), 10_000, 'the current period\'s grant stays');
   // Stripe reports it deleted; a late invoice of it grants nothing
   t.is(await s.deliver(event('customer.subscription.deleted', s.subscription(acct, sub, 'canceled'))), 'ignored');
   t.is(await s.grants(acct), 1);
 
-  // Stripe refuses the key: the plan is cancelled all the same, and the operator is told which subscription to cancel
+  // Stripe refuses the key: the plan is cancelled all the same; a warning names the subscription, which stays pending
   const other = await s.account();
   const kept = uniqueName('sub');
   t.is(await s.subscribe(other, kept), 'subscription_started');
@@ -349,10 +359,146 @@ both('an administrator\'s cancel of a Stripe-backed plan cancels its Stripe subs
   const refused = await s.manage(other, { action: 'cancel' });
   t.is(refused.status, 200, refused.raw.payload);
   t.is(refused.body.status, 'cancelled');
-  const logged = logs.parsed<{ msg: string; subscription?: string; level: number }>().slice(before).filter((l) => l.subscription === kept && l.level >= 50);
-  t.is(logged.length, 1);
-  t.regex(logged[0]!.msg, /^stripe_subscription_not_cancelled: /);
+  await stripeCancellationsSettled();
+  const logged = logs.parsed<{ msg: string; subscription?: string; level: number }>().slice(before).filter((l) => l.subscription === kept);
+  t.deepEqual(logged.map((l) => l.level), [40], JSON.stringify(logged));
+  t.like(await s.cancellation(kept), { attempts: 1, done_at: null });
+  t.deepEqual(await liveStripeSubscriptionsOf(s.gw.app.db, { userId: other.userId, teamId: null }), [kept], 'not recorded ended while Stripe has not cancelled it');
+  // still failing a day later: an error asks the operator to cancel it by hand
+  const created = Number((await s.cancellation(kept)).created_at);
+  nock(STRIPE).delete(`/v1/subscriptions/${kept}`).reply(401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } });
+  const later = logs.lines.length;
+  await s.job().run(created + DAY + 60_000);
+  const errors = logs.parsed<{ msg: string; subscription?: string; level: number }>().slice(later).filter((l) => l.subscription === kept && l.level >= 50);
+  t.is(errors.length, 1);
+  t.regex(errors[0]!.msg, /^stripe_subscription_not_cancelled: .*cancel it in Stripe's dashboard/);
   t.true(nock.isDone());
+});
+
+/** Stripe's answer to the cancel of `sub`, held until `release` (or `fallbackMs`, so that code that waits for it still ends). */
+function holdStripeCancel(sub: string, fallbackMs = 8_000) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => { release = resolve; });
+  let asked = 0;
+  let answered = false;
+  nock(STRIPE).delete(`/v1/subscriptions/${sub}`).reply(async () => {
+    asked += 1;
+    await released;
+    answered = true;
+    return [200, { id: sub, object: 'subscription', status: 'canceled' }];
+  });
+  const fallback = setTimeout(release, fallbackMs);
+  return {
+    get asked() { return asked; },
+    get answered() { return answered; },
+    release() { clearTimeout(fallback); release(); },
+  };
+}
+
+both('an administrator\'s cancel answers without waiting for Stripe; the cancel at Stripe is recorded and done once Stripe answers', async (t, s) => {
+  const acct = await s.account();
+  const sub = uniqueName('sub');
+  t.is(await s.subscribe(acct, sub), 'subscription_started');
+  const stripe = holdStripeCancel(sub);
+  const res = await s.manage(acct, { action: 'cancel' });
+  const answeredFirst = !stripe.answered;
+  stripe.release();
+  t.true(answeredFirst, 'the answer came while Stripe had not answered');
+  t.is(res.status, 200, res.raw.payload);
+  t.is(res.body.status, 'cancelled');
+  t.like(await s.cancellation(sub), { user_id: acct.userId, team_id: null });
+  await stripeCancellationsSettled();
+  t.is(stripe.asked, 1);
+  t.truthy((await s.cancellation(sub)).done_at);
+  t.deepEqual(await liveStripeSubscriptionsOf(s.gw.app.db, { userId: acct.userId, teamId: null }), []);
+});
+
+both('a team\'s deletion answers without waiting for Stripe; its Stripe subscription is cancelled after', async (t, s) => {
+  const owner = await s.account();
+  const team = await callOperation<{ id: number }>(s.gw, 'createTeam', { as: owner.session, body: { name: uniqueName('team') } });
+  const teamId = team.body.id;
+  const sub = uniqueName('sub');
+  // a plan checkout paid for the team's wallet (unapplied: Stripe charges it all the same)
+  await s.gw.app.db('stripe_subscription_checkouts').insert({
+    checkout_session_id: uniqueName('cs_test'), stripe_subscription_id: sub, customer_id: null, user_id: owner.userId, team_id: teamId,
+    plan: 'starter', amount: 1000, currency: 'usd', outcome: 'unapplied', created_at: Date.now(),
+  });
+  const stripe = holdStripeCancel(sub);
+  const res = await callOperation(s.gw, 'deleteTeam', { as: owner.session, params: { team_id: teamId } });
+  const answeredFirst = !stripe.answered;
+  stripe.release();
+  t.true(answeredFirst, 'the answer came while Stripe had not answered');
+  t.is(res.status, 200, res.raw.payload);
+  t.like(await s.cancellation(sub), { team_id: teamId });
+  await stripeCancellationsSettled();
+  t.is(stripe.asked, 1);
+  t.truthy((await s.cancellation(sub)).done_at);
+  t.deepEqual(await liveStripeSubscriptionsOf(s.gw.app.db, { userId: owner.userId, teamId }), []);
+});
+
+both('a failed cancel at Stripe is tried again by the subscription job after its backoff, not before, until Stripe cancels it', async (t, s) => {
+  const acct = await s.account();
+  const sub = uniqueName('sub');
+  t.is(await s.subscribe(acct, sub), 'subscription_started');
+  let asked = 0;
+  const refuse = () => nock(STRIPE).delete(`/v1/subscriptions/${sub}`).reply(() => { asked += 1; return [400, { error: { type: 'invalid_request_error', message: 'something went wrong' } }]; });
+  refuse();
+  t.is((await s.manage(acct, { action: 'cancel' })).status, 200);
+  await stripeCancellationsSettled();
+  t.is(asked, 1);
+  const first = await s.cancellation(sub);
+  t.like(first, { attempts: 1, done_at: null });
+  t.regex(String(first.last_error), /something went wrong/);
+  const due = Number(first.next_attempt_at);
+  // not due yet: the job leaves it alone (nock refuses any request it does not expect)
+  await s.job().run(due - 1);
+  t.is(asked, 1);
+  t.like(await s.cancellation(sub), { attempts: 1, done_at: null });
+  // due: tried again, refused again, and the wait doubles
+  refuse();
+  await s.job().run(due);
+  t.is(asked, 2);
+  const second = await s.cancellation(sub);
+  t.like(second, { attempts: 2, done_at: null });
+  t.is(Number(second.next_attempt_at) - due, 2 * 60_000, 'the second wait is two minutes');
+  // Stripe cancels it: done, and recorded ended
+  nock(STRIPE).delete(`/v1/subscriptions/${sub}`).reply(() => { asked += 1; return [200, { id: sub, object: 'subscription', status: 'canceled' }]; });
+  await s.job().run(Number(second.next_attempt_at));
+  t.is(asked, 3);
+  t.truthy((await s.cancellation(sub)).done_at);
+  t.deepEqual(await liveStripeSubscriptionsOf(s.gw.app.db, { userId: acct.userId, teamId: null }), []);
+  // done: no later run asks Stripe again
+  await s.job().run(Number(second.next_attempt_at) + DAY);
+  t.is(asked, 3);
+  t.like(await s.cancellation(sub), { attempts: 3 });
+});
+
+both('a subscription Stripe no longer has (already canceled) counts as cancelled', async (t, s) => {
+  const acct = await s.account();
+  const sub = uniqueName('sub');
+  t.is(await s.subscribe(acct, sub), 'subscription_started');
+  nock(STRIPE).delete(`/v1/subscriptions/${sub}`).reply(404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such subscription: '${sub}'` } });
+  const before = logs.lines.length;
+  t.is((await s.manage(acct, { action: 'cancel' })).status, 200);
+  await stripeCancellationsSettled();
+  t.like(await s.cancellation(sub), { attempts: 1 });
+  t.truthy((await s.cancellation(sub)).done_at);
+  t.deepEqual(await liveStripeSubscriptionsOf(s.gw.app.db, { userId: acct.userId, teamId: null }), []);
+  t.deepEqual(logs.parsed<{ level: number; subscription?: string }>().slice(before).filter((l) => l.subscription === sub), [], 'no warning');
+  t.true(nock.isDone());
+});
+
+both('two subscription job runs at once ask Stripe once for a due cancellation', async (t, s) => {
+  const acct = await s.account();
+  const sub = uniqueName('sub');
+  const now = Date.now();
+  await recordStripeCancellation(s.gw.app.db, sub, { userId: acct.userId, teamId: null }, 'a test', now);
+  let asked = 0;
+  nock(STRIPE).delete(`/v1/subscriptions/${sub}`).times(2).reply(() => { asked += 1; return [200, { id: sub, object: 'subscription', status: 'canceled' }]; });
+  await Promise.all([s.job().run(now), s.job().run(now)]);
+  t.is(asked, 1);
+  t.like(await s.cancellation(sub), { attempts: 1 });
+  t.truthy((await s.cancellation(sub)).done_at);
 });
 
 both('an administrator\'s activate on a wallet a Stripe subscription still charges cancels that subscription at Stripe; an active plan is left alone', async (t, s) => {
@@ -366,6 +512,7 @@ both('an administrator\'s activate on a wallet a Stripe subscription still charg
   const res = await s.manage(acct, { action: 'activate', plan: 'starter' });
   t.is(res.status, 200, res.raw.payload);
   t.like(await s.row(acct), { status: 'active', stripe_subscription_id: null });
+  await stripeCancellationsSettled();
   t.deepEqual(cancelled, [old]);
   // activate on an active plan is 409 and asks Stripe nothing (nock would refuse an unexpected request)
   t.is((await s.manage(acct, { action: 'activate', plan: 'starter' })).status, 409);
@@ -383,6 +530,7 @@ both('a period paid for a Stripe-backed plan whose wallet is gone cancels the pl
   nock(STRIPE).delete(`/v1/subscriptions/${sub}`).reply(() => { cancelled.push(sub); return [200, { id: sub, object: 'subscription', status: 'canceled' }]; });
   t.is(await s.deliver(event('invoice.paid', s.invoice(sub, end, end + 30 * DAY))), 'subscription_cancelled');
   t.like(await s.row(acct), { status: 'cancelled' });
+  await stripeCancellationsSettled();
   t.deepEqual(cancelled, [sub]);
   t.is(await s.grants(acct), 1);
 });

@@ -7,6 +7,7 @@ import nock from 'nock';
 import { onlyLocalNetwork } from '../helpers/adapters.ts';
 import { newAccount, startGateway } from '../helpers/gateway.ts';
 import { eraseAccountAndFiles } from '../../workers/retention.ts';
+import { stripeCancellationsSettled } from '../../workers/stripe-cancellations.ts';
 
 const STRIPE = 'https://api.stripe.com';
 
@@ -30,15 +31,20 @@ test.serial('the eraser cancels the account\'s Stripe subscriptions (the started
   for (const sub of ['sub_erase_started', 'sub_erase_unapplied']) {
     nock(STRIPE).delete(`/v1/subscriptions/${sub}`).reply(() => { cancelled.push(sub); return [200, { id: sub, object: 'subscription', status: 'canceled' }]; });
   }
-  // one the customer already cancelled in the billing portal: Stripe refuses, the erasure goes on
+  // one the customer already cancelled in the billing portal: Stripe has no such subscription any more, which is as good as cancelled
   nock(STRIPE).delete('/v1/subscriptions/sub_erase_gone').reply(() => {
     cancelled.push('sub_erase_gone');
     return [404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: 'No such subscription: sub_erase_gone' } }];
   });
 
   t.like(await eraseAccountAndFiles(gw.app, acct.userId, now, { immediate: true }), { kind: 'erased' });
+  await stripeCancellationsSettled();
   t.deepEqual(cancelled.sort(), ['sub_erase_gone', 'sub_erase_started', 'sub_erase_unapplied']);
   t.truthy((await gw.app.db('users').where({ id: acct.userId }).first()).deleted_at);
-  // the payment records stay (money history)
-  t.is((await gw.app.db('stripe_subscription_checkouts').where({ user_id: acct.userId })).length, 3);
+  // each is done, and recorded ended; the payment records stay (money history)
+  const rows = await gw.app.db('stripe_cancellations').where({ user_id: acct.userId }).orderBy('stripe_subscription_id');
+  t.deepEqual(rows.map((r: { stripe_subscription_id: string; done_at: unknown }) => [r.stripe_subscription_id, r.done_at !== null]),
+    [['sub_erase_gone', true], ['sub_erase_started', true], ['sub_erase_unapplied', true]]);
+  t.is((await gw.app.db('stripe_subscription_checkouts').where({ user_id: acct.userId }).whereNot({ outcome: 'ended' })).length, 3);
+  t.is((await gw.app.db('stripe_subscription_checkouts').where({ user_id: acct.userId, outcome: 'ended' })).length, 3);
 });

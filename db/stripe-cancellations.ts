@@ -1,0 +1,88 @@
+// The outbox of Stripe subscriptions the gateway decided must end (migration 20261201_0501,
+// docs/operating/billing.md "Renewals"): one row per subscription, written where that is decided,
+// worked by workers/stripe-cancellations.ts until Stripe has cancelled it. An attempt is claimed
+// with a conditional UPDATE (the attempts read, and being due), which also moves the row's next
+// attempt to its backoff: of two runs that read the same due row, one claims it, and a process that
+// dies mid-attempt leaves it due again after the backoff.
+import type { Knex } from 'knex';
+import { affected, num, numOrNull } from './knex.ts';
+import { isDuplicateKey } from './errors.ts';
+import type { Owner } from '../lib/caller.ts';
+
+export interface StripeCancellation {
+  id: number;
+  stripeSubscriptionId: string;
+  payer: Owner;
+  reason: string;
+  createdAt: number;
+  attempts: number;
+  lastError: string | null;
+  nextAttemptAt: number;
+  doneAt: number | null;
+}
+
+type Row = Record<string, unknown>;
+
+const fromRow = (r: Row): StripeCancellation => ({
+  id: num(r.id as number | string),
+  stripeSubscriptionId: r.stripe_subscription_id as string,
+  payer: { userId: num(r.user_id as number | string), teamId: numOrNull(r.team_id as number | string | null) },
+  reason: r.reason as string,
+  createdAt: num(r.created_at as number | string),
+  attempts: num(r.attempts as number | string),
+  lastError: (r.last_error as string | null) ?? null,
+  nextAttemptAt: num(r.next_attempt_at as number | string),
+  doneAt: numOrNull(r.done_at as number | string | null),
+});
+
+/**
+ * Records that the Stripe subscription must be cancelled, due at once; a subscription already
+ * recorded (pending or done) is left as it is. `db` may be a transaction.
+ */
+export async function recordStripeCancellation(db: Knex, stripeSubscriptionId: string, payer: Owner, reason: string, now: number): Promise<void> {
+  try {
+    await db('stripe_cancellations').insert({
+      stripe_subscription_id: stripeSubscriptionId, user_id: payer.userId, team_id: payer.teamId, reason: reason.slice(0, 255),
+      created_at: now, attempts: 0, next_attempt_at: now,
+    });
+  } catch (err) {
+    if (!isDuplicateKey(err)) throw err;
+  }
+}
+
+export async function findStripeCancellation(db: Knex, stripeSubscriptionId: string): Promise<StripeCancellation | undefined> {
+  const row = await db('stripe_cancellations').where('stripe_subscription_id', stripeSubscriptionId).first<Row | undefined>();
+  return row ? fromRow(row) : undefined;
+}
+
+/** Up to `limit` rows not done whose next attempt is due, the longest due first. */
+export async function dueStripeCancellations(db: Knex, now: number, limit: number): Promise<StripeCancellation[]> {
+  const rows = await db('stripe_cancellations').whereNull('done_at').where('next_attempt_at', '<=', now)
+    .orderBy('next_attempt_at').orderBy('id').limit(limit).select<Row[]>('*');
+  return rows.map(fromRow);
+}
+
+/**
+ * Claims the next attempt of `row` (as read): true when this caller's UPDATE took it, counting the
+ * attempt and moving the next one to `retryAt`; false when another run claimed it first, it is
+ * done, or it is not due at `now`.
+ */
+export async function claimStripeCancellation(db: Knex, row: StripeCancellation, now: number, retryAt: number): Promise<boolean> {
+  const n = await db('stripe_cancellations').where({ id: row.id, attempts: row.attempts }).whereNull('done_at').where('next_attempt_at', '<=', now)
+    .update({ attempts: row.attempts + 1, next_attempt_at: retryAt });
+  return affected(n) === 1;
+}
+
+export async function stripeCancellationFailed(db: Knex, id: number, error: string): Promise<void> {
+  await db('stripe_cancellations').where('id', id).update({ last_error: error.slice(0, 1000) });
+}
+
+export async function stripeCancellationDone(db: Knex, id: number, now: number): Promise<void> {
+  await db('stripe_cancellations').where('id', id).whereNull('done_at').update({ done_at: now });
+}
+
+/** The plan a checkout of the Stripe subscription bought (its first record), '' when none names it. */
+export async function planOfStripeSubscription(db: Knex, stripeSubscriptionId: string): Promise<string> {
+  const row = await db('stripe_subscription_checkouts').where('stripe_subscription_id', stripeSubscriptionId).orderBy('id').first<{ plan: string } | undefined>('plan');
+  return row?.plan ?? '';
+}

@@ -11,6 +11,7 @@ import { releaseFor } from './wallet/moves.ts';
 import { endRetiredSecretsHeldBy, revokeInvitesSentBy, revokeTeamKeysCreatedBy } from './teams.ts';
 import type { RevokedTeamKey } from './teams.ts';
 import { payerOfRow } from './predictions/record.ts';
+import { recordWalletStripeCancellations } from './stripe-cancellations.ts';
 import type { PredictionRow } from './predictions/record.ts';
 
 export interface DeletionState {
@@ -191,6 +192,8 @@ export async function eraseAccount(db: Db, userId: number, now: number, opts: Er
     // (their end users' own accounts stay theirs)
     await trx('model_discounts').where({ user_id: userId }).whereNull('team_id').delete();
     await trx('subscriptions').where({ wallet: ownerKey({ userId, teamId: null }) }).whereIn('status', ['active', 'held']).update({ status: 'cancelled', cancelled_at: now, next_plan: null, updated_at: now });
+    // and each Stripe subscription of the wallet is recorded for cancelling at Stripe (workers/stripe-cancellations.ts)
+    await recordWalletStripeCancellations(trx, { userId, teamId: null }, now);
     const studios = await trx('studios').where({ user_id: userId }).whereNull('team_id').select<Array<{ id: number | string }>>('id');
     if (studios.length) {
       const ids = studios.map((r) => num(r.id));

@@ -8,6 +8,7 @@ import type { Knex } from 'knex';
 import { affected, num, numOrNull } from './knex.ts';
 import { isDuplicateKey } from './errors.ts';
 import type { Owner } from '../lib/caller.ts';
+import { liveStripeSubscriptionsOf } from './subscriptions.ts';
 
 export interface StripeCancellation {
   id: number;
@@ -48,6 +49,21 @@ export async function recordStripeCancellation(db: Knex, stripeSubscriptionId: s
   } catch (err) {
     if (!isDuplicateKey(err)) throw err;
   }
+}
+
+/** Why a wallet's Stripe subscriptions are cancelled when it goes. */
+export const WALLET_GONE = 'its wallet is gone (account erased or team deleted)';
+
+/**
+ * Records every Stripe subscription the wallet's checkouts started or paid for unapplied that
+ * Stripe has not reported ended (liveStripeSubscriptionsOf) for cancelling, as its wallet goes:
+ * called in the erasing or deleting transaction, so a process that stops right after the commit
+ * leaves them recorded for the subscription job. The ids, for an attempt after the commit.
+ */
+export async function recordWalletStripeCancellations(trx: Knex, payer: Owner, now: number): Promise<string[]> {
+  const subs = await liveStripeSubscriptionsOf(trx, payer);
+  for (const sub of subs) await recordStripeCancellation(trx, sub, payer, WALLET_GONE, now);
+  return subs;
 }
 
 export async function findStripeCancellation(db: Knex, stripeSubscriptionId: string): Promise<StripeCancellation | undefined> {

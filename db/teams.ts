@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { affected, iso, num, numOrNull } from './knex.ts';
 import { isDuplicateKey } from './errors.ts';
+import { recordWalletStripeCancellations } from './stripe-cancellations.ts';
 import { can, isTeamRole } from '../lib/caller.ts';
 import type { TeamRole } from '../lib/caller.ts';
 
@@ -181,6 +182,9 @@ export async function deleteTeam(db: Db, teamId: number, now: number, authorize:
     await trx('team_invites').where({ team_id: teamId }).whereNull('accepted_at').whereNull('revoked_at').update({ revoked_at: now });
     // the row stays (soft delete), so its foreign key's cascade does not remove these
     await trx('team_webhook_secrets').where({ team_id: teamId }).delete();
+    // Stripe would go on charging its wallet's subscriptions: recorded for cancelling, in the name
+    // of the member deleting it (the handler tries them after the answer; the subscription job after that)
+    if (actorId !== null) await recordWalletStripeCancellations(trx, { userId: actorId, teamId }, now);
     return true;
   });
 }

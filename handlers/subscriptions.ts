@@ -9,7 +9,8 @@ import type { SubscriptionPlan } from '../lib/subscription-plans.ts';
 import {
   activateSubscription, cancelSubscription, changeSubscription, liveStripeSubscriptionsOf, stripeSubscriptionEnded,
 } from '../db/subscriptions.ts';
-import { endStripeSubscription } from '../workers/stripe-cancellations.ts';
+import { recordStripeCancellation } from '../db/stripe-cancellations.ts';
+import { endStripeSubscription, startStripeCancellation } from '../workers/stripe-cancellations.ts';
 import { walletFor } from './admin.ts';
 import { subscriptionView } from './subscription-view.ts';
 
@@ -62,14 +63,18 @@ export const adminManageSubscription: Handler<'adminManageSubscription'> = async
     const out = await changeSubscription(app.db, payer, planNamed(app, body.plan), now);
     if (out.outcome !== 'ok') throw new ConflictError('this wallet has no active subscription to change: use "activate"');
   } else {
-    const out = await cancelSubscription(app.db, payer, now);
+    // a plan bought through Stripe: Stripe would go on charging for it every period. Its
+    // cancellation at Stripe is recorded with the cancel, and tried after the answer, which does
+    // not wait for Stripe (it may take a minute to fail); the subscription job tries it again
+    const { out, stripeSub } = await app.db.transaction(async (trx) => {
+      const cancelled = await cancelSubscription(trx, payer, now);
+      const sub = cancelled.outcome === 'ok' ? cancelled.subscription.stripeSubscriptionId : null;
+      const toEnd = sub !== null && !(await stripeSubscriptionEnded(trx, sub)) ? sub : null;
+      if (toEnd !== null) await recordStripeCancellation(trx, toEnd, payer, 'its plan was cancelled on the gateway by an administrator', now);
+      return { out: cancelled, stripeSub: toEnd };
+    });
     if (out.outcome !== 'ok') throw new ConflictError('this wallet has no active subscription to cancel');
-    // a plan bought through Stripe: Stripe would go on charging for it every period (recorded
-    // for cancelling; the answer does not wait for Stripe, which may take a minute to fail)
-    const stripeSub = out.subscription.stripeSubscriptionId;
-    if (stripeSub !== null && !(await stripeSubscriptionEnded(app.db, stripeSub))) {
-      await endStripeSubscription(app, stripeSub, payer, 'its plan was cancelled on the gateway by an administrator');
-    }
+    if (stripeSub !== null) startStripeCancellation(app, stripeSub, payer);
   }
   return subscriptionView(app, payer);
 };

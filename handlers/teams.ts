@@ -114,8 +114,8 @@ export const deleteTeam: Handler<'deleteTeam'> = async ({ app, caller, params })
   // its keys were revoked with it (README "Credential cache")
   await app.credentials.invalidate({ teamIds: [team.id] });
   // its plan renews no more (the renewal job cancels it), but Stripe would go on charging every
-  // subscription a checkout of its wallet started or paid for unapplied: each is recorded for
-  // cancelling, as at an erasure, and cancelled after the answer (workers/stripe-cancellations.ts)
+  // subscription a checkout of its wallet started or paid for unapplied: the deletion recorded each
+  // for cancelling, as an erasure does; each is tried after the answer (workers/stripe-cancellations.ts)
   const wallet = { userId: caller.userId, teamId: team.id };
   for (const sub of await liveStripeSubscriptionsOf(app.db, wallet)) await endStripeSubscription(app, sub, wallet);
   return { id: team.id, deleted: true };

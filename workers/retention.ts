@@ -82,8 +82,9 @@ async function removeLateFiles(app: EraserApp, userId: number, erased: ErasedFil
  * Stripe charges every period, which nobody could stop any more (the account and its billing
  * portal are gone): each Stripe subscription a checkout of the personal wallet started (or paid
  * for unapplied, README "A second plan paid for the same wallet") is cancelled at Stripe, at once
- * and without proration, unless Stripe reported it ended: recorded for cancelling, and tried
- * until Stripe has (endStripeSubscription); the erasure stands whatever Stripe answers.
+ * and without proration, unless Stripe reported it ended: the erasing transaction recorded each
+ * for cancelling; each is tried now, then by the subscription job until Stripe has
+ * (endStripeSubscription); the erasure stands whatever Stripe answers.
  */
 async function cancelStripeSubscriptions(app: EraserApp, userId: number): Promise<void> {
   for (const sub of await liveStripeSubscriptionsOf(app.db, { userId, teamId: null })) await endStripeSubscription(app, sub, { userId, teamId: null });

@@ -13,7 +13,7 @@ import type { Owner } from '../lib/caller.ts';
 import { cancelStripeSubscription } from '../lib/stripe.ts';
 import {
   claimStripeCancellation, dueStripeCancellations, findStripeCancellation, planOfStripeSubscription, recordStripeCancellation,
-  stripeCancellationDone, stripeCancellationFailed,
+  stripeCancellationDone, stripeCancellationFailed, WALLET_GONE,
 } from '../db/stripe-cancellations.ts';
 import type { StripeCancellation } from '../db/stripe-cancellations.ts';
 import { recordStripeSubscriptionEnded, stripeSubscriptionEnded } from '../db/subscriptions.ts';
@@ -34,8 +34,6 @@ const RUN_BATCH = 50;
 /** Failures after which a run leaves the rest for the next one: Stripe is likely down, and each failure takes up to a minute. */
 const RUN_FAILURES = 3;
 
-/** Why a subscription is cancelled, by default: its wallet is gone. */
-export const WALLET_GONE = 'its wallet is gone (account erased or team deleted)';
 
 export type AttemptOutcome = 'cancelled' | 'failed' | 'skipped';
 
@@ -85,6 +83,11 @@ export async function stripeCancellationsSettled(): Promise<void> {
  */
 export async function endStripeSubscription(app: CancelApp, subscriptionId: string, payer: Owner, why = WALLET_GONE): Promise<void> {
   await recordStripeCancellation(app.db, subscriptionId, payer, why, clockOf(app));
+  startStripeCancellation(app, subscriptionId, payer);
+}
+
+/** Starts an attempt at a recorded cancellation after the current request has answered (endStripeSubscription). */
+export function startStripeCancellation(app: CancelApp, subscriptionId: string, payer: Owner): void {
   const started = new Promise<void>((resolve) => { setImmediate(resolve); })
     .then(async () => {
       const row = await findStripeCancellation(app.db, subscriptionId);

@@ -8,6 +8,8 @@ import { onlyLocalNetwork } from '../helpers/adapters.ts';
 import { newAccount, startGateway } from '../helpers/gateway.ts';
 import { eraseAccountAndFiles } from '../../workers/retention.ts';
 import { stripeCancellationsSettled } from '../../workers/stripe-cancellations.ts';
+import { eraseAccount } from '../../db/account-deletion.ts';
+import { createTeam, deleteTeam } from '../../db/teams.ts';
 
 const STRIPE = 'https://api.stripe.com';
 
@@ -47,4 +49,24 @@ test.serial('the eraser cancels the account\'s Stripe subscriptions (the started
     [['sub_erase_gone', true], ['sub_erase_started', true], ['sub_erase_unapplied', true]]);
   t.is((await gw.app.db('stripe_subscription_checkouts').where({ user_id: acct.userId }).whereNot({ outcome: 'ended' })).length, 3);
   t.is((await gw.app.db('stripe_subscription_checkouts').where({ user_id: acct.userId, outcome: 'ended' })).length, 3);
+});
+
+test.serial('the erasing and the team-deleting transactions record the wallet\'s Stripe subscriptions for cancelling themselves', async (t) => {
+  const gw = await startGateway({ queue: 'memory', env: { STRIPE_SECRET_KEY: 'sk_test_mediagateerasure', STRIPE_WEBHOOK_SECRET: 'whsec_mediagateerasuresecret' } });
+  t.teardown(() => gw.stop());
+  const acct = await newAccount(gw);
+  const owner = await newAccount(gw);
+  const team = await createTeam(gw.app.db, owner.userId, 'erase-record', gw.app.clock());
+  const now = gw.app.clock();
+  const checkout = (n: number, userId: number, teamId: number | null, sub: string) => ({
+    checkout_session_id: `cs_record_${n}`, stripe_subscription_id: sub, customer_id: null, user_id: userId, team_id: teamId,
+    plan: 'pro', amount: 5000, currency: 'usd', outcome: 'started', created_at: now,
+  });
+  await gw.app.db('stripe_subscription_checkouts').insert([checkout(1, acct.userId, null, 'sub_record_user'), checkout(2, owner.userId, team.id, 'sub_record_team')]);
+  // the database's steps alone (no Stripe call follows them here): the rows are there for the subscription job
+  t.like(await eraseAccount(gw.app.db, acct.userId, now, { immediate: true }), { kind: 'erased' });
+  t.true(await deleteTeam(gw.app.db, team.id, now, () => {}, owner.userId));
+  const rows = await gw.app.db('stripe_cancellations').orderBy('stripe_subscription_id');
+  t.deepEqual(rows.map((r: { stripe_subscription_id: string; user_id: number; team_id: number | null; done_at: unknown }) => [r.stripe_subscription_id, r.user_id, r.team_id, r.done_at]),
+    [['sub_record_team', owner.userId, team.id, null], ['sub_record_user', acct.userId, null, null]]);
 });

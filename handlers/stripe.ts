@@ -24,6 +24,7 @@ import type { PurchaseOutcome, StripePayment } from '../db/stripe-payments.ts';
 import type { components } from '../spec/v1.generated.ts';
 import { pseudonymiseText } from '../db/pseudonymise.ts';
 import { endStripeSubscription } from '../workers/stripe-cancellations.ts';
+import { findStripeCancellation } from '../db/stripe-cancellations.ts';
 
 type PaymentCharge = components['schemas']['PaymentCharge'];
 type AckStatus = components['schemas']['StripeWebhookAck']['status'];
@@ -292,8 +293,13 @@ async function invoicePaid(app: App, event: Stripe.Event, invoice: Fields): Prom
     // paid at Stripe for a plan cancelled here (by billing, or its wallet gone) while Stripe kept charging: the operator decides
     const cancelled = await cancelledStripePlan(app.db, sub);
     if (cancelled) {
+      // its cancellation at Stripe may be recorded and not done yet (Stripe failing): the gateway is on it
+      const pending = await findStripeCancellation(app.db, sub);
+      const what = pending && pending.doneAt === null
+        ? 'refund it, or activate the plan by hand; its cancellation at Stripe is pending (the gateway tries it again until Stripe cancels it)'
+        : 'refund it and cancel the subscription in Stripe, or activate the plan by hand';
       app.log.error({ ...ids, userId: cancelled.userId, teamId: cancelled.teamId, plan: cancelled.plan },
-        'stripe_payment_unmatched: Stripe charged a period of a subscription whose plan was cancelled on the gateway; nothing was granted: refund it and cancel the subscription in Stripe, or activate the plan by hand');
+        `stripe_payment_unmatched: Stripe charged a period of a subscription whose plan was cancelled on the gateway; nothing was granted: ${what}`);
       return 'unmatched';
     }
   }

@@ -314,7 +314,21 @@ both('a period paid at Stripe for a plan cancelled on the gateway grants nothing
   t.is(await s.grants(acct), 1);
   const logged = logs.parsed<{ msg: string; subscription?: string; level: number }>().slice(before).filter((l) => l.subscription === sub && l.level >= 50);
   t.is(logged.length, 1);
-  t.regex(logged[0]!.msg, /^stripe_payment_unmatched: .*cancelled/);
+  t.regex(logged[0]!.msg, /^stripe_payment_unmatched: .*cancelled.*cancel the subscription in Stripe/);
+
+  // billing cancelled it here and Stripe has not cancelled it yet: the operator is told it is pending, not to cancel it
+  const other = await s.account();
+  const pendingSub = uniqueName('sub');
+  t.is(await s.subscribe(other, pendingSub), 'subscription_started');
+  const otherEnd = Number((await s.row(other)).current_period_end);
+  nock(STRIPE).delete(`/v1/subscriptions/${pendingSub}`).reply(400, { error: { type: 'invalid_request_error', message: 'something went wrong' } });
+  t.is((await s.manage(other, { action: 'cancel' })).status, 200);
+  await stripeCancellationsSettled();
+  const later = logs.lines.length;
+  t.is(await s.deliver(event('invoice.paid', s.invoice(pendingSub, otherEnd, otherEnd + 30 * DAY))), 'unmatched');
+  const pending = logs.parsed<{ msg: string; subscription?: string; level: number }>().slice(later).filter((l) => l.subscription === pendingSub && l.level >= 50);
+  t.is(pending.length, 1);
+  t.regex(pending[0]!.msg, /^stripe_payment_unmatched: .*cancellation at Stripe is pending/);
 });
 
 both('the same period\'s invoice.paid delivered several times at once grants it once', async (t, s) => {

@@ -77,8 +77,8 @@ export async function stripeCancellationsSettled(): Promise<void> {
 }
 
 /**
- * Records that the Stripe subscription must end, then starts its first attempt after the current
- * request has answered (not awaited; the job tries again if it fails or the process stops).
+ * Records that the Stripe subscription must end, then starts its first attempt on the next turn
+ * of the event loop, not awaited by the request (the job tries again if it fails or the process stops).
  * A subscription already recorded keeps its own schedule. `why`: the reason, in the log lines.
  */
 export async function endStripeSubscription(app: CancelApp, subscriptionId: string, payer: Owner, why = WALLET_GONE): Promise<void> {
@@ -86,7 +86,7 @@ export async function endStripeSubscription(app: CancelApp, subscriptionId: stri
   startStripeCancellation(app, subscriptionId, payer);
 }
 
-/** Starts an attempt at a recorded cancellation after the current request has answered (endStripeSubscription). */
+/** Starts an attempt at a recorded cancellation on the next turn, not awaited by the caller (endStripeSubscription). */
 export function startStripeCancellation(app: CancelApp, subscriptionId: string, payer: Owner): void {
   const started = new Promise<void>((resolve) => { setImmediate(resolve); })
     .then(async () => {

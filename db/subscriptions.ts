@@ -334,6 +334,8 @@ export async function stripeEventApplied(db: Knex, payer: Owner, at: number): Pr
 export interface StripePeriod {
   start: number;
   end?: number;
+  /** the plan whose Stripe price the invoice bills for the period, when a declared plan has it */
+  plan?: string;
 }
 
 export type StripePeriodOutcome =
@@ -350,7 +352,8 @@ export type StripePeriodOutcome =
 
 /**
  * Stripe reports a period of the plan's Stripe subscription paid: if it starts after the plan's
- * current period, the plan moves to it (with a pending change of plan) and its credit is granted,
+ * current period, the plan moves to it (with the plan the invoice billed, else with a pending
+ * change of plan) and its credit is granted,
  * in one transaction guarded by the current period's start, so each period is granted once
  * however often, and in whatever order, its invoice is reported (the unique (subscription_id,
  * period_start) of credit_grants stands behind it). The plan's months count from the period's start.
@@ -362,7 +365,9 @@ export async function grantStripePeriod(db: Knex, stripeSubscriptionId: string, 
       if (!row) return { outcome: 'no-plan' };
       const sub = fromRow(row);
       if (period.start <= sub.currentPeriodStart) return { outcome: 'not-new', subscription: sub };
-      const planName = sub.nextPlan ?? sub.plan;
+      // the plan the invoice billed: Stripe's price wins over the change of plan recorded here, whose
+      // customer.subscription.updated may come after the invoice (a change that restarts the billing cycle)
+      const planName = period.plan ?? sub.nextPlan ?? sub.plan;
       const plan = plans.get(planName);
       if (!plan) return { outcome: 'unknown-plan', plan: planName, subscription: sub };
       const guard = { id: sub.id, current_period_start: sub.currentPeriodStart };

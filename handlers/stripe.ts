@@ -9,6 +9,7 @@ import type { App } from '../lib/context.ts';
 import { BalanceLimitError, ConflictError, InvalidInputError, NotFoundError, UnavailableError } from '../lib/errors.ts';
 import { creditsForPayment, creditsForRefund, idOf, listData, refundIdempotencyKey, stripeCall, stripeClient, stripeSdk, webhookSecret } from '../lib/stripe.ts';
 import type { Stripe } from '../lib/stripe.ts';
+import type { SubscriptionPlan } from '../lib/subscription-plans.ts';
 import { findUserByEmail, findUserById, normaliseEmail } from '../db/users.ts';
 import {
   applyStripeRefund, findPaymentByIntent, paymentsOf, recordCustomer, recordPurchase, reverseStripeRefund, stripeCustomerOf, userIdForCustomer,
@@ -249,17 +250,32 @@ const isSeconds = (v: unknown): v is number => Number.isSafeInteger(v) && (v as 
  * 2025-03-31), or for a renewal whose lines the event leaves out, the period starting at the
  * invoice's `period_end` (a renewal invoice's own period is the one that just ended). undefined: none.
  */
-function invoicePeriod(invoice: Fields): StripePeriod | undefined {
-  let found: StripePeriod | undefined;
+function invoicePeriod(invoice: Fields): (StripePeriod & { price?: string }) | undefined {
+  let found: (StripePeriod & { price?: string }) | undefined;
   const lines = isRecord(invoice.lines) && Array.isArray(invoice.lines.data) ? invoice.lines.data : [];
   for (const line of lines) {
     if (!isRecord(line) || !isRecord(line.period) || !isSeconds(line.period.start) || !isSeconds(line.period.end)) continue;
     const item = isRecord(line.parent) && isRecord(line.parent.subscription_item_details) ? line.parent.subscription_item_details : undefined;
     if (line.proration === true || item?.proration === true) continue;
-    if (!found || line.period.start * 1000 > found.start) found = { start: line.period.start * 1000, end: line.period.end * 1000 };
+    if (!found || line.period.start * 1000 > found.start) {
+      const price = linePrice(line);
+      found = { start: line.period.start * 1000, end: line.period.end * 1000, ...(price === undefined ? {} : { price }) };
+    }
   }
   if (found) return found;
   return invoice.billing_reason === 'subscription_cycle' && isSeconds(invoice.period_end) ? { start: invoice.period_end * 1000 } : undefined;
+}
+
+/** The Stripe price an invoice line bills: `pricing.price_details.price` from API version 2025-03-31, `price` before (an id, or the object). */
+function linePrice(line: Fields): string | undefined {
+  const details = isRecord(line.pricing) && isRecord(line.pricing.price_details) ? line.pricing.price_details.price : undefined;
+  return idOf((details ?? line.price) as string | { id: string } | null | undefined);
+}
+
+/** The declared plan whose `stripe_price` is this Stripe price; undefined when none is. */
+function planOfPrice(app: App, price: string | undefined): SubscriptionPlan | undefined {
+  if (price === undefined) return undefined;
+  return [...app.config.subscriptions.plans.values()].find((p) => p.stripePrice !== undefined && p.stripePrice === price);
 }
 
 /**
@@ -277,7 +293,8 @@ async function invoicePaid(app: App, event: Stripe.Event, invoice: Fields): Prom
     if (payer) app.log.error({ ...ids, ...payer }, 'stripe_payment_unmatched: a paid invoice of a plan\'s Stripe subscription states no period; nothing was granted: grant it by hand (adminTopup) if it paid for a period');
     return 'ignored';
   }
-  const out = await grantStripePeriod(app.db, sub, app.config.subscriptions.plans, period, eventCreated(event), app.clock());
+  const billed = planOfPrice(app, period.price);
+  const out = await grantStripePeriod(app.db, sub, app.config.subscriptions.plans, { start: period.start, ...(period.end === undefined ? {} : { end: period.end }), ...(billed ? { plan: billed.name } : {}) }, eventCreated(event), app.clock());
   if (out.outcome === 'renewed') {
     const { userId, teamId, plan, currentPeriodStart, currentPeriodEnd } = out.subscription;
     app.log.info({ ...ids, userId, teamId, plan, periodStart: new Date(currentPeriodStart).toISOString(), periodEnd: new Date(currentPeriodEnd).toISOString() },
@@ -365,8 +382,7 @@ async function subscriptionUpdated(app: App, event: Stripe.Event, sub: Stripe.Su
   const owedPeriod = OWES_PERIOD.has(sub.status) ? subscriptionPeriodStart(sub as unknown as Fields) : undefined;
   const payment = HOLDS.has(sub.status) ? await paymentState(app, event, target.payer, sub.id, 'hold', owedPeriod)
     : PAID_UP.has(sub.status) ? await paymentState(app, event, target.payer, sub.id, 'resume') : undefined;
-  const price = sub.items?.data?.[0]?.price?.id;
-  const plan = [...app.config.subscriptions.plans.values()].find((p) => p.stripePrice !== undefined && p.stripePrice === price);
+  const plan = planOfPrice(app, sub.items?.data?.[0]?.price?.id);
   let status: AckStatus = payment ?? 'ignored';
   if (plan && current.status === 'active' && plan.name !== (current.nextPlan ?? current.plan)) {
     const out = await changeSubscription(app.db, target.payer, plan, now, { at });

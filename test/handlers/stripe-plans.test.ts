@@ -174,6 +174,27 @@ both('a Stripe-backed plan gets no later period from the clock: the period whose
   t.like(await s.view(acct), { current_period_start: at(third) });
 });
 
+both('a change of price that restarts the billing cycle: its paid invoice, delivered before the subscription update, grants the new plan\'s period, in either API version', async (t, s) => {
+  for (const basil of [true, false]) {
+    const acct = await s.account();
+    const sub = uniqueName('sub');
+    t.is(await s.subscribe(acct, sub), 'subscription_started');
+    const start = Number((await s.row(acct)).current_period_start) + 10 * DAY;
+    // the customer moves to pro in the billing portal, which bills a new period at once (billing_cycle_anchor: now)
+    const upgrade = s.invoice(sub, start, start + 30 * DAY, { billing_reason: 'subscription_update' });
+    const line = upgrade.lines.data[0]! as Record<string, unknown>;
+    if (basil) line.pricing = { type: 'price_details', price_details: { price: 'price_pro', product: 'prod_pro' } };
+    else line.price = { id: 'price_pro', object: 'price' };
+    const before = await s.balance(acct);
+    t.is(await s.deliver(event('invoice.paid', upgrade)), 'subscription_renewed');
+    t.like(await s.row(acct), { plan: 'pro', next_plan: null });
+    t.is(await s.balance(acct) - before, 50_000, 'the period Stripe billed at the pro price grants pro\'s credits');
+    // the update arrives after: nothing more changes
+    t.is(await s.deliver(event('customer.subscription.updated', s.subscription(acct, sub, 'active', { items: { object: 'list', data: [{ id: 'si_1', price: { id: 'price_pro' } }] } }))), 'ignored');
+    t.like(await s.row(acct), { plan: 'pro', next_plan: null });
+  }
+});
+
 both('a checkout whose payment is not made yet starts nothing; a plan an admin activated is still renewed on the clock', async (t, s) => {
   const acct = await s.account();
   t.is(await s.subscribe(acct, uniqueName('sub'), { payment_status: 'unpaid' }), 'ignored');

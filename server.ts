@@ -12,7 +12,7 @@ import { agentEmbedCodePlugin, apiKeyPlugin, embedCodePlugin, embedPolicyPlugin,
 import { oauthPlugin } from './plugins/oauth.ts';
 import { specRoutesPlugin } from './plugins/spec-routes.ts';
 import { filesPlugin } from './plugins/files.ts';
-import { checkServedUpload } from './handlers/media.ts';
+import { checkServedOutput, checkServedUpload } from './handlers/media.ts';
 import { longestUploadMs, uploadsPlugin } from './plugins/uploads.ts';
 import { docsPlugin } from './plugins/docs.ts';
 import { dashboardPlugin } from './plugins/dashboard.ts';
@@ -74,7 +74,7 @@ export async function createServer(app: App): Promise<Server> {
     { plugin: whitelabelPlugin, options: { app } },
     ...credentials.map((plugin) => ({ plugin, options: { app } })),
     { plugin: specRoutesPlugin, options: { app, credentials } },
-    { plugin: filesPlugin, options: { storageDir: app.config.storageDir, storage: app.storage, checkUpload: (key: string) => checkServedUpload(app, key), log: app.log } },
+    { plugin: filesPlugin, options: { storageDir: app.config.storageDir, storage: app.storage, checkUpload: (key: string) => checkServedUpload(app, key), checkOutput: (key: string) => checkServedOutput(app, key), log: app.log } },
     { plugin: uploadsPlugin, options: { app } },
     { plugin: docsPlugin, options: { document: () => app.spec.document, publicUrl: app.config.publicUrl } },
     { plugin: dashboardPlugin, options: { publicUrl: app.config.publicUrl } },

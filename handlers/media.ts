@@ -7,7 +7,7 @@ import type { MediaAsset } from '../db/media-assets.ts';
 import { deleteMediaAsset as deleteAssetRow, findMediaAsset, insertMediaAsset, listMediaAssets as listAssetRows } from '../db/media-assets.ts';
 import { findUploadByKey, findUploadByStorageKey, insertUpload, recordStoredSize } from '../db/uploads.ts';
 import type { UploadRecord } from '../db/uploads.ts';
-import { findPrediction } from '../db/predictions/record.ts';
+import { findPrediction, outputsState } from '../db/predictions/record.ts';
 import { DomainError, NotFoundError, PayloadTooLargeError, UnavailableError, UnsupportedMediaTypeError, ValidationFailedError } from '../lib/errors.ts';
 import type { App } from '../lib/context.ts';
 import { newSecret, sha256Hex } from '../lib/secrets.ts';
@@ -137,6 +137,21 @@ export async function checkServedUpload(app: App, key: string): Promise<void> {
     throw err;
   }
   if (!stored) throw new NotFoundError('file not found');
+}
+
+/**
+ * Before /files/outputs/<prediction id>/<file> redirects to the store (S3): the prediction's
+ * outputs must still be kept, else the gateway's own 404 saying why, not the store's XML one
+ * behind a redirect.
+ */
+export async function checkServedOutput(app: App, key: string): Promise<void> {
+  const id = key.split('/')[1] ?? '';
+  const state = await outputsState(app.db, id);
+  if (state === 'gone') throw new NotFoundError('file not found');
+  if (state === 'expired') {
+    const days = app.config.retention.outputDays;
+    throw new NotFoundError(`file not found: this prediction's output files were removed${days === null ? '' : `, as every prediction's are ${days} days after it completed`}`);
+  }
 }
 
 /** POST /app/media-library */

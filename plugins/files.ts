@@ -85,14 +85,15 @@ const safety: Pick<RouteOptions, 'auth' | 'cache' | 'security' | 'ext'> = {
 
 /**
  * `checkUpload`: on S3-compatible storage, what an upload's key must pass before its redirect (the
- * upload exists and its object is one its address allows: handlers/media.ts checkServedUpload).
+ * upload exists and its object is one its address allows: handlers/media.ts checkServedUpload);
+ * `checkOutput`, an output's (its prediction's files are still kept: checkServedOutput).
  */
 export const filesPlugin: Plugin<{
-  storageDir: string; storage?: Pick<Storage, 'presignDownload'>; checkUpload?: (key: string) => Promise<void>; log?: { warn(o: object, msg: string): void };
+  storageDir: string; storage?: Pick<Storage, 'presignDownload'>; checkUpload?: (key: string) => Promise<void>; checkOutput?: (key: string) => Promise<void>; log?: { warn(o: object, msg: string): void };
 }> = {
   name: 'mediagate-files',
   dependencies: ['mediagate-errors'],
-  async register(server, { storageDir, storage, checkUpload, log }) {
+  async register(server, { storageDir, storage, checkUpload, checkOutput, log }) {
     await server.register(inert);
     for (const dir of ['outputs', 'uploads']) {
       const presign = storage?.presignDownload;
@@ -108,6 +109,7 @@ export const filesPlugin: Plugin<{
               const rest = String(request.params.path ?? '');
               if (!/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(rest) || rest.split('/').includes('..')) throw new NotFoundError('file not found');
               if (dir === 'uploads' && checkUpload) await checkUpload(`${dir}/${rest}`);
+              if (dir === 'outputs' && checkOutput) await checkOutput(`${dir}/${rest}`);
               let location: string;
               try {
                 location = await presign(`${dir}/${rest}`, PRESIGNED_GET_SECONDS);

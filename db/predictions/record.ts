@@ -332,13 +332,24 @@ export const SANDBOX_COLUMNS = [
   'price', 'webhook_url', 'http_request_id', 'inference_ms', 'created_at', 'started_at', 'completed_at', 'updated_at', 'source', 'studio_id',
 ];
 
-/** Unscoped, for internal use only (workers, sweeps): never with an id a client sent. */
 /** The price rule a language model's prediction was held by (NewPrediction.priceRule); null when none was kept. */
 export async function heldPriceRule(db: Db, id: string): Promise<string | null> {
   const row = await db('predictions').where('id', id).first<{ price_rule: string | null } | undefined>('price_rule');
   return row?.price_rule ?? null;
 }
 
+/**
+ * Whether a prediction's output files may still be in the store, for serving them by address
+ * (their URLs are unguessable capabilities, so no owner applies): 'kept', 'expired' (retention
+ * removed them), or 'gone' (no such prediction: never made, or erased with its account).
+ */
+export async function outputsState(db: Db, id: string): Promise<'kept' | 'expired' | 'gone'> {
+  const row = await db('predictions').where('id', id).first<{ outputs_expired_at: number | string | null } | undefined>('outputs_expired_at');
+  if (!row) return 'gone';
+  return row.outputs_expired_at === null ? 'kept' : 'expired';
+}
+
+/** Unscoped, for internal use only (workers, sweeps): never with an id a client sent. */
 export async function findPredictionById(db: Db, id: string): Promise<Prediction | undefined> {
   const row = await db<PredictionRow>('predictions').where('id', id).first();
   return row ? toPrediction(row) : undefined;

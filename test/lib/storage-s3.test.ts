@@ -9,6 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
+import { newPredictionId } from '../../db/predictions/record.ts';
 import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { createS3Storage } from '../../lib/storage-s3.ts';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
@@ -198,6 +199,14 @@ test('a prediction\'s output lands in the bucket and is served from its URL; ret
 
   t.is(await gw.app.storage.removeOutputs(id, [key]), 1);
   t.is(await s3.head(key), null);
+  // retention marks them expired: the gateway answers its own 404 saying why, not a redirect to the bucket's
+  await gw.app.db('predictions').where({ id }).update({ outputs_expired_at: Date.now() });
+  const expired = await gw.server.inject({ method: 'GET', url: new URL(url).pathname });
+  t.is(expired.statusCode, 404);
+  t.regex(JSON.parse(expired.payload).detail, /output files were removed, as every prediction's are 30 days after it completed/);
+  const unknown = await gw.server.inject({ method: 'GET', url: `/files/outputs/${id.replace(/.$/, (c) => (c === '0' ? '1' : '0'))}/0.png` });
+  t.is(unknown.statusCode, 404, 'no redirect for a prediction that does not exist');
+  t.is(JSON.parse(unknown.payload).detail, 'file not found');
 });
 
 /** every key of the bucket under `prefix` (a page's worth) */
@@ -285,7 +294,10 @@ test('a store whose credentials cannot be had (no keys set, none in the environm
     const addr = await callOperation<{ code: string; detail: string }>(gw2, 'getFileUploadUrl', { as: c.liveKey, query: { filename: 'x.png' } });
     t.is(addr.status, 503);
     t.is(addr.body.code, 'unavailable');
-    const file = await gw2.server.inject({ method: 'GET', url: '/files/outputs/p1/0.png' });
+    // a prediction's output: its row is read first (it is kept), then its address cannot be signed
+    const id = newPredictionId(Date.now());
+    await gw2.app.store.submit({ p: { id, userId: c.userId, teamId: null, apiKeyId: null, model: 'canvas-v1-fast-text-to-image', input: { prompt: 'x' }, price: 0, webhookUrl: null }, now: Date.now() });
+    const file = await gw2.server.inject({ method: 'GET', url: `/files/outputs/${id}/0.png` });
     t.is(file.statusCode, 503);
     t.is(JSON.parse(file.payload).code, 'unavailable');
   } finally {

@@ -92,7 +92,16 @@ export interface ClientOptions {
   teamId?: number | undefined;
   /** why there is no key, when there is a reason other than "never signed in" (the stored key is another gateway's) */
   noKeyReason?: string | undefined;
+  /** the longest one request may take, its answer read whole (default REQUEST_TIMEOUT_MS) */
+  requestTimeoutMs?: number | undefined;
 }
+
+/**
+ * The longest one JSON request waits for the gateway's whole answer: a gateway that stops
+ * answering mid-request would otherwise hold the command (or an agent's MCP tool call) for ever.
+ * Following a prediction and downloading its files have their own bounds (commands.ts).
+ */
+export const REQUEST_TIMEOUT_MS = 120_000;
 
 /** Whether a host name is this machine (localhost, 127.0.0.0/8, ::1), where plain http never crosses a network. */
 export function isLoopbackHost(hostname: string): boolean {
@@ -139,6 +148,7 @@ export class Client {
   readonly apiKey: string | undefined;
   readonly teamId: number | undefined;
   readonly noKeyReason: string | undefined;
+  readonly requestTimeoutMs: number;
   private warnedCleartext = false;
 
   constructor(opts: ClientOptions) {
@@ -146,6 +156,7 @@ export class Client {
     this.apiKey = opts.apiKey;
     this.teamId = opts.teamId;
     this.noKeyReason = opts.noKeyReason;
+    this.requestTimeoutMs = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   }
 
   url(path: string, query: Record<string, string | number | boolean | undefined> = {}): string {
@@ -199,22 +210,28 @@ export class Client {
     if (opts.team && this.teamId !== undefined) query.team_id = this.teamId;
     const headers = this.headers(opts.headers, auth);
     if (body !== undefined) headers['content-type'] = 'application/json';
+    const late = AbortSignal.timeout(this.requestTimeoutMs);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, late]) : late;
+    const timedOut = () => new CliError(`the gateway at ${this.baseUrl} did not answer within ${this.requestTimeoutMs / 1000} s`, EXIT.timeout);
     let res: Response;
+    let text: string;
     try {
       res = await fetch(this.url(path, query), {
         method,
         headers,
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-        ...(opts.signal ? { signal: opts.signal } : {}),
+        signal,
         redirect: 'manual',
       });
+      refuseRedirect(this.baseUrl, res);
+      text = await res.text();
     } catch (err) {
+      if (err instanceof CliError) throw err;
       // a cancelled call: the caller's own reason, not an unreachable gateway
       if (opts.signal?.aborted) throw err;
+      if (late.aborted) throw timedOut();
       throw new CliError(`cannot reach the gateway at ${this.baseUrl}: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`, EXIT.error);
     }
-    refuseRedirect(this.baseUrl, res);
-    const text = await res.text();
     let parsed: unknown = text;
     if ((res.headers.get('content-type') ?? '').includes('json') && text !== '') {
       try {

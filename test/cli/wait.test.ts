@@ -62,3 +62,18 @@ test('a 429 on the stream waits its Retry-After and follows again; a 5xx is retr
   t.regex(err!.message, /restricted key/);
   t.is(gone.count(), 1, 'no retry after a 4xx');
 });
+
+test('a request the gateway never answers, or answers halfway, ends at the request time limit with the timeout exit code', async (t) => {
+  const server = http.createServer((req, res) => {
+    // the result route sends its headers and half a body, then nothing; every other route nothing at all
+    if (req.url!.includes('/result')) { res.writeHead(200, { 'content-type': 'application/json' }); res.write('{"id":'); }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => { server.closeAllConnections(); server.close(); });
+  const client = new Client({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: 'k', requestTimeoutMs: 300 });
+  for (const path of ['/account/balance', '/api/v1/predictions/p/result']) {
+    const err = await t.throwsAsync(client.request('GET', path));
+    t.is((err as { exitCode?: number }).exitCode, 7, path);
+    t.regex(err!.message, /did not answer within 0.3 s/);
+  }
+});

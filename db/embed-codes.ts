@@ -9,7 +9,7 @@ import { ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
 import { withLockRetry } from './retry.ts';
 import { unfinishedOfSql } from './unfinished.ts';
-import { originAllowed, originHostKey, originKeys } from '../lib/embed-origins.ts';
+import { originAllowed, originCandidates, originHostKey, originKeys } from '../lib/embed-origins.ts';
 
 export type EmbedKind = 'embed' | 'agent_embed';
 export const EMBED_PREFIX: Record<EmbedKind, string> = { embed: 'emb_', agent_embed: 'aemb_' };
@@ -118,15 +118,17 @@ export async function createEmbedCode(db: Db, owner: Owner, kind: EmbedKind, s: 
 
 /**
  * Whether an active code of this kind lets `origin` call (a code without an origin list lets every
- * origin): a CORS preflight carries no code. Reads only the index entries whose host could match.
+ * origin): a CORS preflight carries no code. Reads only the index entries whose host could match,
+ * and among them asks for the exact entries that match (originCandidates): anyone can write entries
+ * under any host (other ports, other schemes), and no number of those may hide the one that matches.
  */
 export async function anyCodeAllowsOrigin(db: Db, kind: EmbedKind, origin: string): Promise<boolean> {
   const keys = originKeys(origin);
   if (keys.length === 0) return false;
-  const rows = await db('embed_code_origins as o').join('embed_codes as c', 'c.id', 'o.code_id')
-    .where('o.kind', kind).whereIn('o.host_key', [...keys, '*']).whereNull('c.revoked_at')
-    .distinct('o.pattern').limit(1000) as Array<{ pattern: string }>;
-  return rows.some((r) => r.pattern === '*' || originAllowed(origin, [r.pattern]));
+  const row = await db('embed_code_origins as o').join('embed_codes as c', 'c.id', 'o.code_id')
+    .where('o.kind', kind).whereIn('o.host_key', [...keys, '*']).whereIn('o.pattern', [...originCandidates(origin), '*'])
+    .whereNull('c.revoked_at').first('o.pattern') as { pattern: string } | undefined;
+  return row !== undefined && (row.pattern === '*' || originAllowed(origin, [row.pattern]));
 }
 
 /** The owner's codes, revoked ones included (marked), newest first. */

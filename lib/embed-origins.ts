@@ -86,6 +86,22 @@ export function originKeys(origin: string): string[] {
   return keys;
 }
 
+/**
+ * Every canonical entry that matches this origin, as stored: each of its keys (originKeys), without
+ * a scheme and with the origin's, with the origin's port when it names one. originAllowed agrees:
+ * an entry matches an origin exactly when it is one of these.
+ */
+export function originCandidates(origin: string): string[] {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return [];
+  }
+  const port = url.port === '' ? '' : `:${url.port}`;
+  return originKeys(origin).flatMap((k) => [`${k}${port}`, `${url.protocol}//${k}${port}`]);
+}
+
 /** Visitor ids (X-Embed-Visitor): `vis_` plus 128 random bits; only their SHA-256 is stored. */
 export const VISITOR_PATTERN = /^vis_[A-Za-z0-9_-]{22}$/;
 

@@ -436,6 +436,26 @@ test('CORS preflight names exactly the allowed origin, and nothing for another',
   t.is((await ask('https://new.example.org')).headers['access-control-allow-origin'], undefined, 'a revoked code allows nothing');
 });
 
+test('a preflight finds the entry that allows its origin however many other entries share its host', async (t) => {
+  // Anyone may create codes, each with up to 100 origins: entries under the same host that match
+  // nothing (other ports) must not hide the one that does (an answer read from a bounded list did).
+  const host = 'crowded.example.net';
+  await Promise.all(Array.from({ length: 11 }, (_, c) => createCode({
+    kind: 'agent_embed', models: [MODEL], allowed_origins: Array.from({ length: 100 }, (_, i) => `https://${host}:${1000 + c * 100 + i}`),
+  })));
+  await createCode({ kind: 'agent_embed', models: [MODEL], allowed_origins: [`https://${host}`] });
+  const res = await gw.server.inject({
+    method: 'OPTIONS', url: `/api/v1/${MODEL}`,
+    headers: { origin: `https://${host}`, 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-agent-embed-code,content-type' },
+  });
+  t.is(res.headers['access-control-allow-origin'], `https://${host}`);
+  const other = await gw.server.inject({
+    method: 'OPTIONS', url: `/api/v1/${MODEL}`,
+    headers: { origin: `https://${host}:999`, 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-agent-embed-code,content-type' },
+  });
+  t.is(other.headers['access-control-allow-origin'], undefined, 'a port no entry names');
+});
+
 test('a key with limits an embed code cannot carry may not create or change one (403 naming them); unrestricted keys, sessions and earlier codes keep working', async (t) => {
   // the SQLite gateway runs under per-key defaults (60 a minute, 10 unfinished), the MariaDB one under none
   for (const [engine, target, lines, defaults] of [['MariaDB', gw, log.lines, false], ['SQLite', lite, liteLog.lines, true]] as const) {

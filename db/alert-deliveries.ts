@@ -18,6 +18,8 @@ export interface AlertDelivery {
   alert: AlertRecord;
   /** the wallet's alert webhook URL now (null: none); an alert goes only to the URL that is still set */
   currentUrl: string | null;
+  /** a team's alert whose team was deleted: nothing is signed for it any more */
+  teamDeleted: boolean;
 }
 
 /** The delivery of an alert this process just recorded (db/alerts.ts recordCrossing), due now. */
@@ -37,7 +39,7 @@ export async function findPendingAlertDelivery(db: Db, id: string): Promise<Aler
     .leftJoin('users as u', 'u.id', 'd.user_id')
     .leftJoin('teams as t', 't.id', 'd.team_id')
     .select('d.id', 'd.url', 'd.status', 'd.attempts', 'd.next_attempt_at', 'd.user_id', 'd.team_id', 'a.id as alert_id', 'a.kind', 'a.api_key_id',
-      'a.period', 'a.threshold', 'a.value', 'a.created_at', 'u.alert_webhook_url as user_url', 't.alert_webhook_url as team_url')
+      'a.period', 'a.threshold', 'a.value', 'a.created_at', 'u.alert_webhook_url as user_url', 't.alert_webhook_url as team_url', 't.deleted_at as team_deleted_at')
     .where('d.id', id).andWhere('d.status', 'pending').first<Record<string, unknown> | undefined>();
   if (!r) return undefined;
   return {
@@ -48,6 +50,7 @@ export async function findPendingAlertDelivery(db: Db, id: string): Promise<Aler
       threshold: num(r.threshold), value: num(r.value), createdAt: num(r.created_at),
     },
     currentUrl: stringOrNull(r.team_id === null || r.team_id === undefined ? r.user_url : r.team_url),
+    teamDeleted: r.team_deleted_at != null,
   };
 }
 

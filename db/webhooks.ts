@@ -199,6 +199,8 @@ export interface PendingDelivery {
   eventFilter: boolean;
   /** when its next attempt is due (epoch ms): a copy of its message that comes earlier is a duplicate */
   nextAttemptAt: number;
+  /** a team prediction's whose team was deleted: nothing is signed for it any more */
+  teamDeleted: boolean;
 }
 
 /** A pending delivery with its prediction, in one query (the delivery worker's hot path). */
@@ -208,9 +210,11 @@ export async function findPendingDelivery(db: Db, id: string): Promise<PendingDe
     // in the same read: what the provider said of the result, and whether running events were asked for
     .leftJoin('prediction_costs as c', 'c.prediction_id', 'd.prediction_id')
     .leftJoin('webhook_event_filters as f', 'f.prediction_id', 'd.prediction_id')
+    // read here, not from the signing secrets: a worker holds those for a few seconds
+    .leftJoin('teams as t', 't.id', 'p.team_id')
     .select('p.*', 'd.id as d_id', 'd.url as d_url', 'd.status as d_status', 'd.attempts as d_attempts',
       'd.last_status_code as d_last_status_code', 'd.last_error as d_last_error', 'd.created_at as d_created_at',
-      'd.next_attempt_at as d_next_attempt_at', 'c.metadata as c_metadata', 'f.prediction_id as f_prediction_id')
+      'd.next_attempt_at as d_next_attempt_at', 'c.metadata as c_metadata', 'f.prediction_id as f_prediction_id', 't.deleted_at as t_deleted_at')
     .where('d.id', id).andWhere('d.status', 'pending')
     .first<Record<string, unknown> | undefined>();
   if (!row) return undefined;
@@ -221,6 +225,7 @@ export async function findPendingDelivery(db: Db, id: string): Promise<PendingDe
     ...(prediction.status === 'completed' ? metadataOf(row.c_metadata as string | null) : {}),
     eventFilter: row.f_prediction_id != null,
     nextAttemptAt: num(row.d_next_attempt_at),
+    teamDeleted: row.t_deleted_at != null,
     delivery: toDelivery({
       id: String(row.d_id), prediction_id: prediction.id, user_id: prediction.userId, url: String(row.d_url), status: String(row.d_status),
       attempts: num(row.d_attempts), last_status_code: row.d_last_status_code as number | null, last_error: row.d_last_error as string | null,

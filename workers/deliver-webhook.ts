@@ -74,7 +74,7 @@ export function createDeliverWebhook(app: App, encryptionKey: Buffer, opts: { ra
       // account (db/credentials.ts takeBackAccount), is not sent to it.
       if (alert.currentUrl !== alert.url) return withdrawn(alert, log);
       const body = JSON.stringify(alertEventPayload(alert.id, alert.alert, alert.owner));
-      return sendSigned(message, alert, body, alert.owner, { alert: alert.alert.id }, ALERT_DELIVERIES, log);
+      return sendSigned(message, alert, body, alert.owner, { alert: alert.alert.id }, ALERT_DELIVERIES, log, alert.teamDeleted);
     }
     const { delivery, prediction: p, providerMetadata: metadata } = found;
     const d = { ...delivery, nextAttemptAt: found.nextAttemptAt };
@@ -84,7 +84,7 @@ export function createDeliverWebhook(app: App, encryptionKey: Buffer, opts: { ra
     // what the provider said of a completed result (seed, size, timings), beside the interface's fields
     const body = JSON.stringify(metadata ? { ...webhookPayload(app, p), provider_metadata: metadata } : webhookPayload(app, p));
     // A team prediction is signed with the team's secrets, whichever member (or team key) submitted it.
-    return sendSigned(message, d, body, { userId: p.userId, teamId: p.teamId }, { prediction: d.predictionId }, PREDICTION_DELIVERIES, log);
+    return sendSigned(message, d, body, { userId: p.userId, teamId: p.teamId }, { prediction: d.predictionId }, PREDICTION_DELIVERIES, log, found.teamDeleted);
   }
 
   /** An alert delivery whose URL is no longer the wallet's: recorded as dead without a request, with why. */
@@ -97,10 +97,13 @@ export function createDeliverWebhook(app: App, encryptionKey: Buffer, opts: { ra
     return { kind: 'ack' };
   }
 
-  /** One signed attempt of a delivery (of `tables`), recorded, and what the queue does next. */
+  /**
+   * One signed attempt of a delivery (of `tables`), recorded, and what the queue does next.
+   * `teamDeleted`: the owner is a team deleted since (as the delivery's own query read it).
+   */
   async function sendSigned(
     message: QueueDelivery<WebhookMessage>, d: { id: string; url: string; attempts: number; nextAttemptAt: number }, body: string, owner: Owner,
-    about: Record<string, unknown>, tables: DeliveryTables, log: App['log'],
+    about: Record<string, unknown>, tables: DeliveryTables, log: App['log'], teamDeleted: boolean,
   ): Promise<Outcome> {
     type Args = Parameters<typeof recordDeliveryAttempt>;
     const recordAttempt = (x: Args[1], a: Args[2], next: Args[3], now: number) => recordDeliveryAttempt(app.db, x, a, next, now, tables);
@@ -112,7 +115,9 @@ export function createDeliverWebhook(app: App, encryptionKey: Buffer, opts: { ra
       log.info({ delivery: d.id, ...about, dueAt: new Date(d.nextAttemptAt).toISOString() }, 'webhook copy dropped: its attempt was made and its retry is scheduled');
       return { kind: 'ack' };
     }
-    const secrets = await signingSecrets(app.db, owner, encryptionKey, app.clock());
+    // A deleted team's secrets went with it, but this process (or another) may still hold them
+    // for a few seconds (part 3): the deletion as the delivery's query read it decides.
+    const secrets = teamDeleted ? [] : await signingSecrets(app.db, owner, encryptionKey, app.clock());
     const startedAt = app.clock();
     // One line per attempt; never the URL (its query may hold the receiver's token) nor the body.
     const logAttempt = (outcome: 'delivered' | 'gone' | 'retry' | 'dead', extra: Record<string, unknown>) => {

@@ -193,3 +193,32 @@ test('deleting a team drops its secrets, and a delivery of its still pending is 
   t.is(receiver.received.length, 0);
   t.is((await gw.app.db('team_webhook_secrets').where({ team_id: teamId })).length, 0);
 });
+
+/** A failed prediction of the team (free, submitted as dev) and its delivery to `url`, published; its delivery's id. */
+async function failedTeamDelivery(teamId: number, url: string): Promise<string> {
+  const id = newPredictionId(Date.now());
+  await gw.app.store.submit({ p: { id, userId: dev.userId, teamId, apiKeyId: null, model: MODEL, input: INPUT, price: 0, webhookUrl: url }, now: Date.now() });
+  await gw.app.db('predictions').where({ id }).update({ status: 'failed', completed_at: Date.now() });
+  const deliveryId = newDeliveryId();
+  await insertDelivery(gw.app.db, { id: deliveryId, predictionId: id, userId: dev.userId, url }, Date.now());
+  await gw.app.dispatcher.dispatchWebhook(deliveryId);
+  return deliveryId;
+}
+
+test.serial('a delivery of a team deleted moments after one of its deliveries was signed is dead, not signed with the secret this process had read', async (t) => {
+  const res = await call('createTeam', { as: owner.session, body: { name: 'Just deleted' } });
+  const teamId = Number(res.body.id);
+  await gw.app.db('team_members').insert({ team_id: teamId, user_id: dev.userId, role: 'developer', created_at: Date.now() });
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  // a delivery signed now: the worker holds the team's secret for a few seconds
+  await failedTeamDelivery(teamId, receiver.url);
+  await waitFor(() => receiver.received.length === 1, { what: 'the first delivery' });
+  t.is((await call('deleteTeam', { as: owner.session, params: { team_id: teamId } })).status, 200);
+
+  const deliveryId = await failedTeamDelivery(teamId, receiver.url);
+  const settled = await waitFor(async () => gw.app.db('webhook_deliveries').where({ id: deliveryId }).whereNot('status', 'pending').first(), { what: 'the delivery settled' });
+  t.is(settled.status, 'dead');
+  t.is(settled.last_error, 'the team was deleted: no secret to sign with');
+  t.is(receiver.received.length, 1, 'nothing more goes to the URL of a deleted team');
+});

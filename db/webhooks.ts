@@ -372,23 +372,34 @@ async function reopenAlertDelivery(db: Db, id: string, owner: Owner, now: number
 /**
  * Every dead delivery of the owner's predictions created at or after `since` goes back to pending,
  * oldest first, at most `limit`; their ids (one more than `limit` is looked at, to say whether
- * others are left). `sandboxOnly` as in reopenDelivery.
+ * others are left). `sandboxOnly` as in reopenDelivery. Only the ids this call reopened: two
+ * calls at once (a double click) each find the same dead rows, and a row both named would be
+ * published twice, its copies sent at once.
  */
 export async function reopenDeadDeliveries(db: Db, owner: Owner, since: number, now: number, opts: { limit: number; sandboxOnly?: boolean }): Promise<{ ids: string[]; more: boolean }> {
   const owned = db('predictions').select('id').where(ownerWhere(owner));
   if (opts.sandboxOnly) owned.andWhere('is_test', true);
   const rows = await db('webhook_deliveries').select('id').whereIn('prediction_id', owned).andWhere('status', 'dead').andWhere('created_at', '>=', since)
     .orderBy([{ column: 'created_at', order: 'asc' }, { column: 'id', order: 'asc' }]).limit(opts.limit + 1);
-  const ids = rows.slice(0, opts.limit).map((r: { id: string }) => r.id);
-  if (ids.length > 0) await db('webhook_deliveries').whereIn('id', ids).andWhere('status', 'dead').update({ status: 'pending', next_attempt_at: now, updated_at: now });
+  const found = rows.slice(0, opts.limit).map((r: { id: string }) => r.id);
+  const ids = await reopenEach(db, 'webhook_deliveries', found, now);
   if (rows.length > opts.limit || opts.sandboxOnly) return { ids, more: rows.length > opts.limit };
   // then the owner's alerts' dead deliveries, in what room is left
-  const room = opts.limit - ids.length;
+  const room = opts.limit - found.length;
   const alertRows = await db('alert_deliveries').select('id').where(ownerWhere(owner)).andWhere('status', 'dead').andWhere('created_at', '>=', since)
     .orderBy([{ column: 'created_at', order: 'asc' }, { column: 'id', order: 'asc' }]).limit(room + 1);
-  const alertIds = alertRows.slice(0, room).map((r: { id: string }) => r.id);
-  if (alertIds.length > 0) await db('alert_deliveries').whereIn('id', alertIds).andWhere('status', 'dead').update({ status: 'pending', next_attempt_at: now, updated_at: now });
+  const alertIds = await reopenEach(db, 'alert_deliveries', alertRows.slice(0, room).map((r: { id: string }) => r.id), now);
   return { ids: [...ids, ...alertIds], more: alertRows.length > room };
+}
+
+/** Those of `ids` still dead, back to pending one by one: the ids whose row this call moved. */
+async function reopenEach(db: Db, table: string, ids: readonly string[], now: number): Promise<string[]> {
+  const reopened: string[] = [];
+  for (const id of ids) {
+    const n = await db(table).where({ id, status: 'dead' }).update({ status: 'pending', next_attempt_at: now, updated_at: now });
+    if (affected(n) === 1) reopened.push(id);
+  }
+  return reopened;
 }
 
 /**

@@ -329,6 +329,28 @@ test.serial('the delivery log lists the account\'s deliveries newest first with 
   t.is(bad.statusCode, 422);
 });
 
+test.serial('two redeliver_dead calls at once schedule each dead delivery once: one call names it, and the receiver gets it once', async (t) => {
+  const receiver = await startReceiver(() => ({ status: 502 }));
+  t.teardown(() => receiver.close());
+  const since = new Date(Date.now() - 1).toISOString();
+  const ids = await Promise.all([submit(receiver), submit(receiver), submit(receiver)]);
+  const dead = await Promise.all(ids.map((id) => deliveryOf(id, (x) => x.status === 'dead')));
+  await noAttemptPending();
+  receiver.respond = () => ({ status: 200 });
+  const before = receiver.received.length;
+  const call = () => gw.server.inject({ method: 'POST', url: '/app/webhook_deliveries/redeliver_dead', headers: { 'x-api-key': acct.liveKey }, payload: { since } });
+  const answers = (await Promise.all([call(), call()])).map((res) => {
+    t.is(res.statusCode, 202, res.payload);
+    return res.result as { count: number; ids: string[] };
+  });
+  const named = answers.flatMap((a) => a.ids);
+  t.deepEqual([...named].sort(), dead.map((d) => d.id).sort(), 'each dead delivery is named by one call only');
+  t.is(answers[0]!.count + answers[1]!.count, dead.length);
+  await Promise.all(ids.map((id) => deliveryOf(id, (x) => x.status === 'delivered')));
+  await noAttemptPending();
+  t.is(receiver.received.length, before + dead.length, 'each is sent once');
+});
+
 test.serial('every dead delivery since a time is sent again in one call; older ones and other accounts\' are left alone', async (t) => {
   const receiver = await startReceiver(() => ({ status: 502 }));
   t.teardown(() => receiver.close());

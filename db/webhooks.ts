@@ -346,8 +346,9 @@ async function withAttempts(db: Db, rows: DeliveryRow[], tables: DeliveryTables 
  * A dead or gone delivery of one of the owner's predictions (a team's: whoever in the team
  * submitted it) goes back to pending for a fresh round of attempts.
  * `sandboxOnly` (a sandbox key asking): deliveries of production predictions are not found.
+ * `alerts: false` (a caller the delivery log lists no alert's to, listOwnerDeliveries): an alert's is not found.
  */
-export async function reopenDelivery(db: Db, id: string, owner: Owner, now: number, opts: { sandboxOnly?: boolean } = {}): Promise<'reopened' | 'not-found' | 'busy'> {
+export async function reopenDelivery(db: Db, id: string, owner: Owner, now: number, opts: { sandboxOnly?: boolean; alerts?: boolean } = {}): Promise<'reopened' | 'not-found' | 'busy'> {
   const owned = db('predictions').select('id').where(ownerWhere(owner));
   if (opts.sandboxOnly) owned.andWhere('is_test', true);
   const mine = (qb: Knex.QueryBuilder) => {
@@ -355,7 +356,7 @@ export async function reopenDelivery(db: Db, id: string, owner: Owner, now: numb
   };
   const row = await db<DeliveryRow>('webhook_deliveries').where(mine).first();
   // not a prediction's: one of the owner's alerts' (never a sandbox's)
-  if (!row) return opts.sandboxOnly ? 'not-found' : reopenAlertDelivery(db, id, owner, now);
+  if (!row) return opts.sandboxOnly || opts.alerts === false ? 'not-found' : reopenAlertDelivery(db, id, owner, now);
   const n = await db('webhook_deliveries').where(mine).whereIn('status', ['dead', 'gone'])
     .update({ status: 'pending', next_attempt_at: now, updated_at: now });
   return affected(n) === 1 ? 'reopened' : 'busy';
@@ -372,18 +373,18 @@ async function reopenAlertDelivery(db: Db, id: string, owner: Owner, now: number
 /**
  * Every dead delivery of the owner's predictions created at or after `since` goes back to pending,
  * oldest first, at most `limit`; their ids (one more than `limit` is looked at, to say whether
- * others are left). `sandboxOnly` as in reopenDelivery. Only the ids this call reopened: two
+ * others are left). `sandboxOnly` and `alerts` as in reopenDelivery. Only the ids this call reopened: two
  * calls at once (a double click) each find the same dead rows, and a row both named would be
  * published twice, its copies sent at once.
  */
-export async function reopenDeadDeliveries(db: Db, owner: Owner, since: number, now: number, opts: { limit: number; sandboxOnly?: boolean }): Promise<{ ids: string[]; more: boolean }> {
+export async function reopenDeadDeliveries(db: Db, owner: Owner, since: number, now: number, opts: { limit: number; sandboxOnly?: boolean; alerts?: boolean }): Promise<{ ids: string[]; more: boolean }> {
   const owned = db('predictions').select('id').where(ownerWhere(owner));
   if (opts.sandboxOnly) owned.andWhere('is_test', true);
   const rows = await db('webhook_deliveries').select('id').whereIn('prediction_id', owned).andWhere('status', 'dead').andWhere('created_at', '>=', since)
     .orderBy([{ column: 'created_at', order: 'asc' }, { column: 'id', order: 'asc' }]).limit(opts.limit + 1);
   const found = rows.slice(0, opts.limit).map((r: { id: string }) => r.id);
   const ids = await reopenEach(db, 'webhook_deliveries', found, now);
-  if (rows.length > opts.limit || opts.sandboxOnly) return { ids, more: rows.length > opts.limit };
+  if (rows.length > opts.limit || opts.sandboxOnly || opts.alerts === false) return { ids, more: rows.length > opts.limit };
   // then the owner's alerts' dead deliveries, in what room is left
   const room = opts.limit - found.length;
   const alertRows = await db('alert_deliveries').select('id').where(ownerWhere(owner)).andWhere('status', 'dead').andWhere('created_at', '>=', since)

@@ -88,7 +88,8 @@ export function usageLogDetail(app: App, p: Prediction, urls: WebhookUrlView) {
 export const redeliverWebhook: Handler<'redeliverWebhook'> = async ({ app, caller, params, h, request }) => {
   const { id } = params;
   // A sandbox key does only sandbox things: a production prediction's delivery is unknown to it.
-  const outcome = await reopenDelivery(app.db, id, caller.owner, app.clock(), { sandboxOnly: caller.isTest });
+  // An alert's is unknown to a caller the delivery log lists none to (alerts tell the balance).
+  const outcome = await reopenDelivery(app.db, id, caller.owner, app.clock(), { sandboxOnly: caller.isTest, alerts: readsAlerts(caller) });
   if (outcome === 'not-found') throw new NotFoundError('webhook delivery not found');
   if (outcome === 'busy') throw new ConflictError('only a dead-lettered or gone delivery can be redelivered');
   await app.dispatcher.dispatchWebhook(id, request.app.requestId);
@@ -164,7 +165,7 @@ const REDELIVER_DEAD_LIMIT = 1000;
 export const redeliverDeadWebhooks: Handler<'redeliverDeadWebhooks'> = async ({ app, caller, body, h, request }) => {
   const since = Date.parse(body.since);
   if (!Number.isFinite(since)) throw new ValidationFailedError([{ loc: ['body', 'since'], msg: 'must be a date and time such as 2026-11-29T06:00:00Z', type: 'value_error' }]);
-  const { ids, more } = await reopenDeadDeliveries(app.db, caller.owner, since, app.clock(), { limit: REDELIVER_DEAD_LIMIT, sandboxOnly: caller.isTest });
+  const { ids, more } = await reopenDeadDeliveries(app.db, caller.owner, since, app.clock(), { limit: REDELIVER_DEAD_LIMIT, sandboxOnly: caller.isTest, alerts: readsAlerts(caller) });
   // each published as a redelivery is; one the queue cannot take now is published by the sweeper
   for (const id of ids) await app.dispatcher.dispatchWebhook(id, request.app.requestId);
   const reply: ReplyOf<'redeliverDeadWebhooks'> = { count: ids.length, ids, more };

@@ -2401,7 +2401,7 @@ export interface paths {
         put?: never;
         /**
          * Send every dead webhook delivery since a time again
-         * @description After a receiver's outage: every `dead` delivery of the account's predictions and alerts (with `team_id`, of the team's; needs `generate`) created at or after `since` starts a new round of attempts, each with its own `webhook-id` as before. At most 1000 a call, oldest first; `more` says whether others are left (call again). A sandbox API key reaches only sandbox predictions' deliveries.
+         * @description After a receiver's outage: every `dead` delivery of the account's predictions and alerts (with `team_id`, of the team's; needs `generate`) created at or after `since` starts a new round of attempts, each with its own `webhook-id` as before. At most 1000 a call, oldest first; `more` says whether others are left (call again). A sandbox API key reaches only sandbox predictions' deliveries; a credential the delivery log shows no alert's delivery to (one without `account:read`, or a team member without `read_balance`) only predictions'.
          */
         post: operations["redeliverDeadWebhooks"];
         delete?: never;
@@ -2421,7 +2421,7 @@ export interface paths {
         put?: never;
         /**
          * Send a dead-lettered or gone webhook delivery again
-         * @description Starts a new round of attempts (the first at once, then up to three retries) with the same `webhook-id`. 409 while the delivery is still pending or was delivered. With `team_id`, a delivery of any of the team's predictions or alerts (needs `generate`).
+         * @description Starts a new round of attempts (the first at once, then up to three retries) with the same `webhook-id`. 409 while the delivery is still pending or was delivered. With `team_id`, a delivery of any of the team's predictions or alerts (needs `generate`). An alert's delivery is unknown (404) to a credential the delivery log shows no alert's delivery to.
          */
         post: operations["redeliverWebhook"];
         delete?: never;

@@ -189,6 +189,17 @@ test('an alert delivery the receiver answered 410 is redelivered with the same w
   t.is(dead.status, 202, dead.raw.payload);
   t.deepEqual(dead.body, { count: 1, ids: [gone.id], more: false });
   await waitFor(() => hook.received.length === 3, { what: 'the dead delivery sent again' });
+  // a credential that may not list alerts' deliveries (no account:read) does not reach them to
+  // redeliver either: its id is unknown, and redeliver_dead neither names nor sends it
+  const generateOnly = await callOperation<{ key: string; id: number }>(gw, 'createApiKey', { as: a.session, body: { name: 'generate only', is_test: false } });
+  t.is((await callOperation(gw, 'updateApiKey', { as: a.session, params: { key_id: generateOnly.body.id }, body: { scopes: ['generate:write'] } })).status, 200);
+  await gw.app.db('alert_deliveries').where({ id: gone.id }).update({ status: 'dead' });
+  t.is((await callOperation(gw, 'redeliverWebhook', { as: generateOnly.body.key, params: { id: gone.id } })).status, 404);
+  const narrowDead = await callOperation(gw, 'redeliverDeadWebhooks', { as: generateOnly.body.key, body: { since: new Date(Date.now() - 3_600_000).toISOString() } });
+  t.is(narrowDead.status, 202, narrowDead.raw.payload);
+  t.deepEqual(narrowDead.body, { count: 0, ids: [], more: false });
+  t.is((await gw.app.db('alert_deliveries').where({ id: gone.id }).first<{ status: string }>())!.status, 'dead');
+  t.is(hook.received.length, 3);
   // another account's delivery id is unknown; a sandbox key reaches no alert's
   const b = await newAccount(gw, 0, VERIFIED);
   t.is((await callOperation(gw, 'redeliverWebhook', { as: b.session, params: { id: gone.id } })).status, 404);

@@ -530,3 +530,27 @@ async function pagesSkipNothing(t: import('ava').ExecutionContext, g: TestGatewa
 
 test('mariadb: the delivery log\'s pages skip no delivery created in the same millisecond', (t) => pagesSkipNothing(t, gw));
 test('sqlite: the delivery log\'s pages skip no delivery created in the same millisecond', (t) => pagesSkipNothing(t, lite));
+
+test('an alert of a team deleted moments after another of its alerts was signed is dead, not signed with the secret the worker had read', async (t) => {
+  const hook = await receiver();
+  t.teardown(() => hook.close());
+  const a = await newAccount(gw, 0, VERIFIED);
+  const created = await callOperation<{ id: number }>(gw, 'createTeam', { as: a.session, body: { name: 'Alerting, then gone' } });
+  t.is(created.status, 201, created.raw.payload);
+  const teamId = Number(created.body.id);
+  await setAlerts(gw, a, { low_balance_threshold: 10, webhook_url: hook.url }, teamId);
+  // one sent now: the worker holds the team's secret for a few seconds
+  const first = await queuedAlertDelivery(gw, a.userId, hook.url, { teamId });
+  t.true(await gw.app.dispatcher.dispatchWebhook(first.id));
+  t.is((await settled(gw, first.id)).status, 'delivered');
+  t.is((await callOperation(gw, 'deleteTeam', { as: a.session, params: { team_id: teamId } })).status, 200);
+
+  // the next month's crossing (one alert per kind and period)
+  await gw.app.db('alerts').where({ id: first.alertId }).update({ period: '2026-10' });
+  const second = await queuedAlertDelivery(gw, a.userId, hook.url, { teamId });
+  t.true(await gw.app.dispatcher.dispatchWebhook(second.id));
+  const row = await settled(gw, second.id);
+  t.is(row.status, 'dead');
+  t.is(row.last_error, 'the team was deleted: no secret to sign with');
+  t.is(hook.received.length, 1, 'nothing more goes to a deleted team\'s receiver');
+});

@@ -118,7 +118,7 @@ export interface ErasedFiles {
   uploads: string[];
 }
 
-export type EraseResult = { kind: 'erased'; upstreamJobs: AbandonedUpstreamJob[]; files: ErasedFiles; revokedTeamKeys: RevokedTeamKey[]; endedTeamKeySecrets: RevokedTeamKey[] } | { kind: 'sole-owner'; teams: Array<{ id: number; name: string }> } | { kind: 'not-due' } | { kind: 'last-admin' };
+export type EraseResult = { kind: 'erased'; upstreamJobs: AbandonedUpstreamJob[]; files: ErasedFiles; revokedTeamKeys: RevokedTeamKey[]; endedTeamKeySecrets: RevokedTeamKey[]; stripeCancellations: string[] } | { kind: 'sole-owner'; teams: Array<{ id: number; name: string }> } | { kind: 'not-due' } | { kind: 'last-admin' };
 
 export interface EraseOptions {
   /**
@@ -193,7 +193,7 @@ export async function eraseAccount(db: Db, userId: number, now: number, opts: Er
     await trx('model_discounts').where({ user_id: userId }).whereNull('team_id').delete();
     await trx('subscriptions').where({ wallet: ownerKey({ userId, teamId: null }) }).whereIn('status', ['active', 'held']).update({ status: 'cancelled', cancelled_at: now, next_plan: null, updated_at: now });
     // and each Stripe subscription of the wallet is recorded for cancelling at Stripe (workers/stripe-cancellations.ts)
-    await recordWalletStripeCancellations(trx, { userId, teamId: null }, now);
+    const stripeCancellations = await recordWalletStripeCancellations(trx, { userId, teamId: null }, now);
     const studios = await trx('studios').where({ user_id: userId }).whereNull('team_id').select<Array<{ id: number | string }>>('id');
     if (studios.length) {
       const ids = studios.map((r) => num(r.id));
@@ -237,7 +237,7 @@ export async function eraseAccount(db: Db, userId: number, now: number, opts: Er
       deletion_due_at: null,
       deleted_at: now,
     });
-    return { kind: 'erased', upstreamJobs, files, revokedTeamKeys, endedTeamKeySecrets };
+    return { kind: 'erased', upstreamJobs, files, revokedTeamKeys, endedTeamKeySecrets, stripeCancellations };
   });
 }
 

@@ -294,7 +294,7 @@ async function invoicePaid(app: App, event: Stripe.Event, invoice: Fields): Prom
     return 'ignored';
   }
   const billed = planOfPrice(app, period.price);
-  const out = await grantStripePeriod(app.db, sub, app.config.subscriptions.plans, { start: period.start, ...(period.end === undefined ? {} : { end: period.end }), ...(billed ? { plan: billed.name } : {}) }, eventCreated(event), app.clock());
+  const out = await grantStripePeriod(app.db, sub, app.config.subscriptions.plans, { ...period, ...(billed ? { plan: billed.name } : {}) }, eventCreated(event), app.clock());
   if (out.outcome === 'renewed') {
     const { userId, teamId, plan, currentPeriodStart, currentPeriodEnd } = out.subscription;
     app.log.info({ ...ids, userId, teamId, plan, periodStart: new Date(currentPeriodStart).toISOString(), periodEnd: new Date(currentPeriodEnd).toISOString() },

@@ -16,7 +16,7 @@ import {
 import type { Invite, Member, Membership } from '../db/teams.ts';
 import { findUserById, normaliseEmail } from '../db/users.ts';
 import { liveStripeSubscriptionsOf } from '../db/subscriptions.ts';
-import { endStripeSubscription } from '../workers/stripe-cancellations.ts';
+import { startStripeCancellation } from '../workers/stripe-cancellations.ts';
 import { newSecret, sha256Hex } from '../lib/secrets.ts';
 import type { TeamPermission, TeamRole } from '../lib/caller.ts';
 import { sendInBackground, teamInviteMail } from '../lib/mail.ts';
@@ -117,7 +117,7 @@ export const deleteTeam: Handler<'deleteTeam'> = async ({ app, caller, params })
   // subscription a checkout of its wallet started or paid for unapplied: the deletion recorded each
   // for cancelling, as an erasure does; each is tried after the answer (workers/stripe-cancellations.ts)
   const wallet = { userId: caller.userId, teamId: team.id };
-  for (const sub of await liveStripeSubscriptionsOf(app.db, wallet)) await endStripeSubscription(app, sub, wallet);
+  for (const sub of await liveStripeSubscriptionsOf(app.db, wallet)) startStripeCancellation(app, sub, wallet);
   return { id: team.id, deleted: true };
 };
 

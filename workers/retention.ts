@@ -14,8 +14,7 @@ import type { RetentionCounts } from '../db/retention.ts';
 import { accountsDueForDeletion, eraseAccount, personalOutputs, personalUploadKeys } from '../db/account-deletion.ts';
 import type { AbandonedUpstreamJob, ErasedFiles, EraseOptions, EraseResult } from '../db/account-deletion.ts';
 import { adapterRegistry } from './adapters/index.ts';
-import { endStripeSubscription } from './stripe-cancellations.ts';
-import { liveStripeSubscriptionsOf } from '../db/subscriptions.ts';
+import { startStripeCancellation } from './stripe-cancellations.ts';
 import { modelRef } from './run-model.ts';
 import { uploadSettledAfterMs } from '../lib/uploads.ts';
 import { FINISHED_UPSTREAM, runByNamed } from './upstream-jobs.ts';
@@ -51,7 +50,10 @@ export async function eraseAccountAndFiles(app: EraserApp, userId: number, now: 
     await removeLateFiles(app, userId, result.files, { outputs, uploads });
     // the rows are gone, so no poll will tell the providers: they hear it here
     await cancelAbandonedJobs(app, userId, result.upstreamJobs);
-    await cancelStripeSubscriptions(app, userId);
+    // Stripe would charge the wallet's subscriptions every period, and nobody could stop them any
+    // more: the erasing transaction recorded each for cancelling; each is tried now, then by the
+    // subscription job until Stripe has (workers/stripe-cancellations.ts)
+    for (const sub of result.stripeCancellations) startStripeCancellation(app, sub, { userId, teamId: null });
   }
   return result;
 }
@@ -77,18 +79,6 @@ async function removeLateFiles(app: EraserApp, userId: number, erased: ErasedFil
   for (const key of erased.uploads) if (!doneUploads.has(key)) await attempt({ key }, () => app.storage.removeUpload(key));
 }
 
-/**
- * The plan ended in the erasing transaction; a plan sold through Stripe is also a subscription
- * Stripe charges every period, which nobody could stop any more (the account and its billing
- * portal are gone): each Stripe subscription a checkout of the personal wallet started (or paid
- * for unapplied, README "A second plan paid for the same wallet") is cancelled at Stripe, at once
- * and without proration, unless Stripe reported it ended: the erasing transaction recorded each
- * for cancelling; each is tried now, then by the subscription job until Stripe has
- * (endStripeSubscription); the erasure stands whatever Stripe answers.
- */
-async function cancelStripeSubscriptions(app: EraserApp, userId: number): Promise<void> {
-  for (const sub of await liveStripeSubscriptionsOf(app.db, { userId, teamId: null })) await endStripeSubscription(app, sub, { userId, teamId: null });
-}
 
 /**
  * Asks each provider to stop a job of an erased account's prediction (its hold was released, or

@@ -6,6 +6,7 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
+import { spentOrHeld } from './predictions/record.ts';
 import { ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
 import { walletRow } from './wallet/ledger.ts';
@@ -62,7 +63,8 @@ export const monthKey = (now: number) => new Date(now).toISOString().slice(0, 7)
 
 /**
  * Credits the wallet has committed this UTC month (held or charged): the prices of its production
- * predictions created this month that did not fail or get cancelled (their holds went back). The
+ * predictions created this month that did not fail or get cancelled (their holds went back; a
+ * cancelled chat call counts what it was charged: db/predictions/record.ts spentOrHeld). The
  * wallet's own runs count unless someone else paid for them (a user of an `owner_pays` studio:
  * its owner paid), and so do the runs it paid for as the owner of such a studio.
  */
@@ -71,9 +73,7 @@ export async function monthSpend(db: Knex, payer: Owner, now: number, opts: { lo
   const sum = async (q: Knex.QueryBuilder): Promise<number> => {
     // a locking read sees the latest committed rows whatever the transaction's snapshot (MariaDB; SQLite has one writer)
     if (opts.locking) q.forShare();
-    const row = await q
-      .andWhere('created_at', '>=', since)
-      .whereNotIn('status', ['failed', 'cancelled'])
+    const row = await spentOrHeld(q.andWhere('created_at', '>=', since))
       .sum<{ spent: number | string | null }[]>({ spent: 'price' })
       .first();
     return num(row?.spent ?? 0);

@@ -4,6 +4,7 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
+import { spentOrHeld } from './predictions/record.ts';
 import { affected, jsonOr, num, numOrNull } from './knex.ts';
 import { ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
@@ -216,8 +217,8 @@ export type EmbedLimitOutcome = { ok: true } | { ok: false; reason: 'concurrency
 /**
  * Inside the submit's transaction, before the hold: locks the code's row (every submit of the
  * code, whichever process serves it, queues on it), then counts its unfinished predictions and
- * sums the price of its predictions of this day and month that were not failed or cancelled
- * (held or charged). The new price must fit under each cap. Serialised by the lock, so parallel
+ * sums the price of its predictions of this day and month that are held or were charged
+ * (spentOrHeld). The new price must fit under each cap. Serialised by the lock, so parallel
  * submits can never spend past a cap together.
  */
 export async function checkEmbedLimits(trx: Knex, l: EmbedLimits, price: number, now: number): Promise<EmbedLimitOutcome> {
@@ -228,8 +229,7 @@ export async function checkEmbedLimits(trx: Knex, l: EmbedLimits, price: number,
   }
   const { day, month } = periodStarts(now);
   const spent = async (since: number) => {
-    const row = await trx('predictions').where('embed_code_id', l.codeId).andWhere('created_at', '>=', since)
-      .whereNotIn('status', ['failed', 'cancelled']).sum<{ s: number | string | null }[]>({ s: 'price' }).first();
+    const row = await spentOrHeld(trx('predictions').where('embed_code_id', l.codeId).andWhere('created_at', '>=', since)).sum<{ s: number | string | null }[]>({ s: 'price' }).first();
     return num(row?.s ?? 0);
   };
   if (l.dailyCap !== null && (await spent(day)) + price > l.dailyCap) return { ok: false, reason: 'daily', limit: l.dailyCap };

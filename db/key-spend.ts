@@ -1,12 +1,13 @@
 // A key's spend limit per period (README "Key restrictions"), checked in the submit's
 // transaction next to the hold. The spend of a key in a period is not a second counter: it is
 // the sum of the prices of the key's predictions created in the period that were not released
-// (failed and cancelled ones gave their hold back, so they do not count), read under a lock on
+// (failed and cancelled asynchronous ones gave their hold back, so they do not count), read under a lock on
 // the key's row. Every submit with that key queues on the same row, whichever wallet it pays
 // from (its owner's, or a team's through team_id), so N parallel submits admit exactly what fits.
 import type { Knex } from 'knex';
 import { KeySpendLimitError } from './errors.ts';
 import { num } from './knex.ts';
+import { spentOrHeld } from './predictions/record.ts';
 
 export type SpendPeriod = 'day' | 'month';
 export const SPEND_PERIODS: readonly SpendPeriod[] = ['day', 'month'];
@@ -26,10 +27,9 @@ export function periodStart(period: SpendPeriod, now: number): number {
 
 /** Credits the key has committed in the period containing `now` (held or settled). */
 export async function keySpend(db: Knex, keyId: number, period: SpendPeriod, now: number): Promise<number> {
-  const row = await db('predictions')
+  const row = await spentOrHeld(db('predictions')
     .where('api_key_id', keyId)
-    .andWhere('created_at', '>=', periodStart(period, now))
-    .whereNotIn('status', ['failed', 'cancelled'])
+    .andWhere('created_at', '>=', periodStart(period, now)))
     .sum<{ spent: number | string | null }[]>({ spent: 'price' })
     .first();
   return num(row?.spent ?? 0);

@@ -4,6 +4,7 @@
 import type { Knex } from 'knex';
 import crypto from 'node:crypto';
 import type { Db } from './knex.ts';
+import { spentOrHeld } from './predictions/record.ts';
 import { affected, jsonOr, num, numOrNull } from './knex.ts';
 import { ownerWhere } from './owner.ts';
 import type { Owner } from './owner.ts';
@@ -274,17 +275,16 @@ export async function studioOfUser(db: Db, userId: number): Promise<number | nul
 export interface UsageRow { runs: number; spend: number; revenue: number }
 
 /**
- * A studio's production runs created in [from, to) that were not failed or cancelled: their count,
+ * A studio's production runs created in [from, to) that were charged or are held (spentOrHeld): their count,
  * what they cost the paying wallets (price) and the owner's markup (credited once charged: the
  * `studio_revenue` rows, less what refunds took back), in total, by UTC day and by model.
  */
 export async function studioUsage(db: Db, studioId: number, from: number, to: number): Promise<UsageRow & { byDay: Array<UsageRow & { day: string }>; byModel: Array<UsageRow & { model: string }> }> {
   // the markup net of what refunds took back: a run has its revenue row and one negative row per refund
   const revenue = db('credit_transactions as c').whereRaw('c.prediction_id = p.id').andWhere('c.kind', 'studio_revenue').sum('c.amount');
-  const rows = await db('predictions as p')
+  const rows = await spentOrHeld(db('predictions as p')
     .where('p.studio_id', studioId).andWhere('p.is_test', false)
-    .andWhere('p.created_at', '>=', from).andWhere('p.created_at', '<', to)
-    .whereNotIn('p.status', ['failed', 'cancelled'])
+    .andWhere('p.created_at', '>=', from).andWhere('p.created_at', '<', to), 'p')
     .select('p.model', 'p.created_at', 'p.price', revenue.as('amount')) as Array<{ model: string; created_at: number | string; price: number | string; amount: number | string | null }>;
   const total: UsageRow = { runs: 0, spend: 0, revenue: 0 };
   const byDay = new Map<string, UsageRow>();

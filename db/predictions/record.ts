@@ -5,6 +5,7 @@
 //   processing -> pending (retry after a retryable adapter error, or handed back at shutdown)
 //   queued | pending | processing -> cancelled
 import crypto from 'node:crypto';
+import type { Knex } from 'knex';
 import type { Db } from '../knex.ts';
 import { bool, jsonOr, num, numOrNull, rawRows } from '../knex.ts';
 import { ownerSql } from '../owner.ts';
@@ -14,6 +15,21 @@ import type { ProviderMetadata } from '../../lib/prediction-view.ts';
 
 export type PredictionStatus = 'queued' | 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled';
 export const TERMINAL: readonly PredictionStatus[] = ['completed', 'failed', 'cancelled'];
+
+/**
+ * Narrows a query of predictions (`table` names it) to the runs whose price is spent or held, which
+ * key spend limits, monthly budgets, embed caps and studio usage sum: every run but the failed ones
+ * (nothing charged) and the cancelled asynchronous ones (their hold went back; their price stays
+ * what was held). A cancelled inline call (POST /v1/chat/completions, marked by its usage row) was
+ * charged the answer it relayed before it stopped: its price is that charge once it settles, its
+ * hold until then, and 0 when nothing was charged.
+ */
+export function spentOrHeld(q: Knex.QueryBuilder, table = 'predictions'): Knex.QueryBuilder {
+  return q.whereNot(`${table}.status`, 'failed').andWhere((w) => {
+    w.whereNot(`${table}.status`, 'cancelled')
+      .orWhereExists((e) => e.select(1).from('prediction_usage').whereRaw('prediction_usage.prediction_id = ??', [`${table}.id`]));
+  });
+}
 
 /** The moderation state a prediction carries (the column defaults to unreviewed; the spec's ReviewStatus). */
 export type ReviewStatus = 'unreviewed' | 'approved' | 'rejected' | 'flagged';

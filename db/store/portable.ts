@@ -541,15 +541,19 @@ export class PortableEngine implements Engine {
         // erasure of a version that released it): only then is there anything to do
         const row = await trx('predictions').where({ id: p.id }).forUpdate().first<{ status: string; updated_at: number | string } | undefined>('status', 'updated_at');
         if (row?.status !== 'cancelled' || (silentBefore !== undefined && num(row.updated_at) >= silentBefore)) return none;
-        const moved = await trx('credit_transactions').where('prediction_id', p.id).whereIn('kind', ['release', 'prediction']).first('id');
+        const moved = await trx('credit_transactions').where('prediction_id', p.id).whereIn('kind', ['release', 'prediction']).pluck('kind') as string[];
         const open = trx('prediction_usage').where({ prediction_id: p.id }).whereNull('settled_at');
-        if (moved !== undefined) {
-          await open.update({ settled_at: now });
+        if (moved.length > 0) {
+          if (affected(await open.update({ settled_at: now })) === 1 && !moved.includes('prediction')) {
+            // released without a charge: its price says it cost nothing (spent-or-held sums count it)
+            await trx('predictions').where({ id: p.id }).update({ price: 0 });
+          }
           return none;
         }
         if (affected(await open.update(usageRow)) !== 1) return none;
+        // a cancelled call's price is what it cost, 0 when its end charged nothing (spentOrHeld counts cancelled calls by it)
         await trx('predictions').where({ id: p.id }).update({
-          updated_at: now, inference_ms: inferenceMs, ...(failed ? {} : { ...priced, error: outcome.error?.slice(0, 2000) ?? null, error_code: outcome.code ?? null }),
+          updated_at: now, inference_ms: inferenceMs, ...priced, ...(failed ? {} : { error: outcome.error?.slice(0, 2000) ?? null, error_code: outcome.code ?? null }),
         });
       } else {
         await trx('prediction_usage').where({ prediction_id: p.id }).update(usageRow);

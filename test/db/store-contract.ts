@@ -19,6 +19,8 @@ import { InsufficientCreditError } from '../../db/errors.ts';
 import { findUnfinished, releaseOrphanedClaims } from '../../db/predictions/sweeps.ts';
 import { creditWallet, releaseFor } from '../../db/wallet/moves.ts';
 import { eraseAccount } from '../../db/account-deletion.ts';
+import { keySpend } from '../../db/key-spend.ts';
+import { monthSpend } from '../../db/alerts.ts';
 import type { Owner } from '../../lib/caller.ts';
 
 export const MODEL = 'canvas-v1-fast-text-to-image';
@@ -1062,6 +1064,39 @@ export function storeContract(engine: EngineUnderTest): void {
     await assertLedger(t, gw.app.db);
   });
 
+  test(`${prefix}a key's spend and its wallet's month count a cancelled inline call by its charge (its hold while its stream runs), a cancelled asynchronous run and a failed call not at all`, async (t) => {
+    const gw = await gatewayFor(t);
+    const acct = await newAccount(gw, 1000);
+    const me = personal(acct.userId);
+    const keyId = (await gw.app.db('api_keys').where({ user_id: acct.userId, is_test: false }).first('id')).id as number;
+    // one call starts two minutes back; the sums run from the period that holds its start (they have no end)
+    const start = Date.now() - 120_000;
+    const spent = async () => [await keySpend(gw.app.db, keyId, 'day', start), await monthSpend(gw.app.db, me, start)];
+    const asynchronous = request(acct.userId, 50, keyId);
+    await gw.app.store.submit({ p: asynchronous, now: Date.now() });
+    t.is(await gw.app.store.cancel(me, asynchronous.id, Date.now()), 'cancelled');
+    const failed = { ...inlineRequest(acct.userId, 80), apiKeyId: keyId };
+    await gw.app.store.startInline({ p: failed, now: Date.now() });
+    await gw.app.store.settleInline({ p: failed, outcome: { status: 'failed', error: 'upstream said no', code: 'upstream_error' }, now: Date.now() });
+    t.deepEqual(await spent(), [0, 0]);
+    const p = { ...inlineRequest(acct.userId, 100), apiKeyId: keyId };
+    await gw.app.store.startInline({ p, now: Date.now() });
+    t.is(await gw.app.store.cancel(me, p.id, Date.now()), 'cancelled');
+    t.deepEqual(await spent(), [100, 100], 'held until its stream settles');
+    const relayed = { status: 'cancelled' as const, charge: 12, usage: { inputTokens: 5, outputTokens: 40, source: 'counted' as const }, text: 'part of it', inferenceMs: 9 };
+    await gw.app.store.settleInline({ p, outcome: relayed, now: Date.now() });
+    t.deepEqual(await spent(), [12, 12], 'what it relayed was charged');
+    t.deepEqual(await wallet(gw.app.db, me), { balance: 988, held: 0 });
+    // one whose stream never settles: the sweeper releases it, and it counts nothing
+    const gone = { ...inlineRequest(acct.userId, 100), apiKeyId: keyId };
+    await gw.app.store.startInline({ p: gone, now: start });
+    t.is(await gw.app.store.cancel(me, gone.id, start + 1_000), 'cancelled');
+    t.deepEqual(await spent(), [112, 112]);
+    t.is(await gw.app.store.failAbandonedInline(start + 60_000, Date.now()), 1);
+    t.deepEqual(await spent(), [12, 12]);
+    await assertLedger(t, gw.app.db);
+  });
+
   test(`${prefix}a stream's settle, its owner's cancel and the sweeper racing on one inline call move its money once, whichever wins`, async (t) => {
     const gw = await gatewayFor(t);
     const acct = await newAccount(gw, 10_000);
@@ -1107,7 +1142,7 @@ export function storeContract(engine: EngineUnderTest): void {
     t.is(await gw.app.store.failAbandonedInline(4_000, 6_000), 0, 'cancelled after the cut-off: its stream may still settle it');
     t.deepEqual(await wallet(gw.app.db, me), { balance: 900, held: 100 });
     t.is(await gw.app.store.failAbandonedInline(10_000, 11_000), 1);
-    t.like(await findPredictionById(gw.app.db, p.id), { status: 'cancelled' });
+    t.like(await findPredictionById(gw.app.db, p.id), { status: 'cancelled', price: 0 }, 'its price says it cost nothing');
     t.deepEqual(await wallet(gw.app.db, me), { balance: 1000, held: 0 });
     t.deepEqual(await gw.app.store.settleInline({ p, outcome: { status: 'cancelled', charge: 30, usage: { inputTokens: 1, outputTokens: 1, source: 'counted' }, text: 'x', inferenceMs: 1 }, now: 12_000 }), { recorded: false, charged: 0 }, 'a stream that comes back late moves nothing');
     t.deepEqual(await wallet(gw.app.db, me), { balance: 1000, held: 0 });
@@ -1133,6 +1168,7 @@ export function storeContract(engine: EngineUnderTest): void {
     t.not((await usageOf(gw.app.db, legacy.id)).settled_at, null, 'its usage row is closed');
     t.is(await gw.app.store.failAbandonedInline(3_000, Date.now()), 0);
     t.not((await usageOf(gw.app.db, swept.id)).settled_at, null, 'its usage row is closed');
+    for (const p of [legacy, swept]) t.like(await findPredictionById(gw.app.db, p.id), { status: 'cancelled', price: 0 }, 'released without a charge: it cost nothing');
     t.deepEqual(await wallet(gw.app.db, me), { balance: 900, held: 100 });
     t.like(await eraseAccount(gw.app.db, acct.userId, Date.now(), { immediate: true }), { kind: 'erased', upstreamJobs: [] });
     t.deepEqual(await wallet(gw.app.db, me), { balance: 1000, held: 0 });

@@ -569,6 +569,30 @@ export function openAIContract(db: 'sqlite' | 'mysql'): void {
     return { id, text, seen };
   };
 
+  test.serial(`${db}: what a stream the client left was charged counts against the key's spend limit and the wallet's hard monthly budget`, async (t) => {
+    const acct = await account(t);
+    fake.mode = 'endless';
+    const { id } = await leaveStream(acct.liveKey, 20);
+    const charged = (await findPredictionById(gw.app.db, id))!.price;
+    t.true(charged > 0);
+    const keyId = (await gw.app.db('api_keys').where({ user_id: acct.userId, is_test: false }).first()).id as number;
+    const set = await gw.server.inject({ method: 'PUT', url: `/app/update_api_key/${keyId}`, headers: { authorization: `Bearer ${acct.session}` }, payload: { spend_limit: charged, spend_limit_period: 'day' } });
+    t.is(set.statusCode, 200, set.payload);
+    fake.mode = 'ok';
+    const ask = () => client(acct.liveKey).chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'hi' }], max_tokens: 100 });
+    const refused = await t.throwsAsync(ask(), { instanceOf: OpenAI.APIError });
+    t.is(refused?.status, 402);
+    t.like(refused?.error, { code: 'key_spend_limit_exceeded' });
+    t.regex(String((refused?.error as { message?: string } | undefined)?.message), /it has 0 left/);
+    // the key without its limit, under a budget the month has spent
+    t.is((await gw.server.inject({ method: 'PUT', url: `/app/update_api_key/${keyId}`, headers: { authorization: `Bearer ${acct.session}` }, payload: { spend_limit: null } })).statusCode, 200);
+    t.is((await callOperation(gw, 'updateAlertSettings', { as: acct.session, body: { monthly_budget: charged, monthly_budget_mode: 'hard' } })).status, 200);
+    const over = await t.throwsAsync(ask(), { instanceOf: OpenAI.APIError });
+    t.is(over?.status, 402);
+    t.like(over?.error, { code: 'budget_exceeded' });
+    t.deepEqual(await wallet(acct.userId), { balance: 1000 - charged, held: 0 });
+  });
+
   test.serial(`${db}: a client that leaves a stream of long chunks is charged the text relayed at four bytes a token, the record saying the client closed it`, async (t) => {
     const acct = await account(t);
     fake.mode = 'endless';

@@ -132,6 +132,11 @@ export interface GatewayStats {
 const dayExpr = (db: Db) => db.raw('created_at - (created_at % ?)', [DAY_MS]);
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
+/** An inline call (POST /v1/chat/completions): its usage row marks it. */
+function inline(this: Knex.QueryBuilder): void {
+  this.select(1).from('prediction_usage').whereRaw('prediction_usage.prediction_id = predictions.id');
+}
+
 /** Totals since `since` (the start of a UTC day), every day listed even when nothing happened. */
 export async function gatewayStats(db: Db, since: number, now: number): Promise<GatewayStats> {
   // every status on its own: each one is a range of the (status, created_at) index
@@ -145,7 +150,9 @@ export async function gatewayStats(db: Db, since: number, now: number): Promise<
     ) as Promise<Record<string, unknown> | undefined>,
     db('predictions').whereIn('status', statuses).andWhere('created_at', '>=', since)
       .select('status', { day: dayExpr(db) }).count({ n: '*' }).groupBy('status', 'day') as Promise<Array<Record<string, unknown>>>,
-    db('predictions').where('status', 'completed').andWhere('created_at', '>=', since).andWhere('is_test', false)
+    // completed runs, and chat calls cancelled mid-answer, which were charged what they relayed (their price)
+    db('predictions').where((q) => q.where('status', 'completed').orWhere((c) => c.where('status', 'cancelled').whereExists(inline)))
+      .andWhere('created_at', '>=', since).andWhere('is_test', false)
       .select({ day: dayExpr(db) }).sum({ spend: 'price' }).groupBy('day') as Promise<Array<Record<string, unknown>>>,
     db('predictions').where('status', 'failed').andWhere('created_at', '>=', since)
       .select('model', 'upstream_name', { day: dayExpr(db) }).count({ n: '*' }).groupBy('day', 'model', 'upstream_name') as Promise<Array<Record<string, unknown>>>,

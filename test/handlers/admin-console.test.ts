@@ -9,6 +9,7 @@ import { newAccount, startGateway } from '../helpers/gateway.ts';
 import type { Account, TestGateway } from '../helpers/gateway.ts';
 import { callOperation } from '../helpers/operation.ts';
 import { uniqueName, waitFor } from '../helpers/services.ts';
+import { newPredictionId } from '../../db/predictions/record.ts';
 
 const UPSTREAM = 'https://lumen.upstream.test';
 let gw: TestGateway;
@@ -128,6 +129,27 @@ test.serial('a failed run: in the user\'s runs and the failures list with the pr
   t.like(item, { email: await emailOf(acct), provider: null });
   t.regex(item.error, /safety filter/);
   t.is((await callOperation<{ items: unknown[] }>(gw, 'adminFailures', { as: support.session, query: { model: 'canvas-v1-fast-text-to-image' } })).body.items.length, 0);
+});
+
+test.serial('the day\'s spend counts a chat call cancelled while it answered by what it was charged, and a cancelled asynchronous run not at all', async (t) => {
+  const acct = await newAccount(gw, 1000);
+  const me = { userId: acct.userId, teamId: null };
+  type Stats = { days: Array<{ spend: number; cancelled: number }> };
+  const today = async () => (await callOperation<Stats>(gw, 'adminStats', { as: support.session, query: { days: 1 } })).body.days.at(-1)!;
+  const before = await today();
+  const p = (model: string, price: number, input: Record<string, unknown>) => ({
+    id: newPredictionId(Date.now()), userId: acct.userId, teamId: null, apiKeyId: null, model, input, price, listPrice: price, discountPercent: null, webhookUrl: null,
+  });
+  const chat = p('lexi-v1-balanced-chat', 100, { messages: [{ role: 'user', content: 'hello' }], max_tokens: 100 });
+  await gw.app.store.startInline({ p: chat, now: Date.now() });
+  t.is(await gw.app.store.cancel(me, chat.id, Date.now()), 'cancelled');
+  await gw.app.store.settleInline({ p: chat, outcome: { status: 'cancelled', charge: 12, usage: { inputTokens: 5, outputTokens: 40, source: 'counted' }, text: 'part of it', inferenceMs: 9 }, now: Date.now() });
+  const image = p('canvas-v1-fast-text-to-image', 50, { prompt: 'a lighthouse' });
+  await gw.app.store.submit({ p: image, now: Date.now() });
+  t.is(await gw.app.store.cancel(me, image.id, Date.now()), 'cancelled');
+  const after = await today();
+  t.is(after.cancelled, before.cancelled + 2);
+  t.is(after.spend, before.spend + 12);
 });
 
 test.serial('an address typed into the user search or a reason is not kept in the audit log: the account it names (user:<id>), or [address]', async (t) => {

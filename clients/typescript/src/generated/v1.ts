@@ -4900,7 +4900,7 @@ export interface components {
                 completed: number;
                 failed: number;
                 cancelled: number;
-                /** @description Credits charged that day for completed production runs. */
+                /** @description Credits charged that day for completed production runs and for chat calls cancelled while they answered (what they relayed). */
                 spend: number;
             }[];
             /** @description Failed runs per day, model and provider, newest day first. */

@@ -522,3 +522,18 @@ test('an OAuth token creates or changes an embed code only if it holds the scope
   t.is((await callOperation(gw, 'updateEmbedCode', { as: narrow, params: { embed_code_id: made.body.id }, body: { name: 'x' } })).status, 403);
   t.is((await callOperation(gw, 'updateEmbedCode', { as: full, params: { embed_code_id: made.body.id }, body: { name: 'x' } })).status, 200);
 });
+
+test('a code is found only as written: one letter\'s case flipped is an unknown code on a submit and when resolved', async (t) => {
+  const { code } = await createCode({ allowed_origins: [SHOP] });
+  // the first letter after the prefix whose case can flip
+  const at = code.slice(4).search(/[A-Za-z]/) + 4;
+  const ch = code[at]!;
+  const flipped = code.slice(0, at) + (ch === ch.toUpperCase() ? ch.toLowerCase() : ch.toUpperCase()) + code.slice(at + 1);
+  t.not(flipped, code);
+  t.is((await submit(code)).statusCode, 200);
+  const refused = await submit(flipped);
+  t.is(refused.statusCode, 401, refused.payload);
+  t.is(json(refused).code, 'embed_code_invalid');
+  t.is((await callOperation(gw, 'getModelNameForEmbedcode', { query: { embed_code: code }, headers: { origin: SHOP } })).status, 200);
+  t.is((await callOperation(gw, 'getModelNameForEmbedcode', { query: { embed_code: flipped }, headers: { origin: SHOP } })).status, 404);
+});

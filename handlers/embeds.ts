@@ -7,7 +7,7 @@ import { EmbedRefusedError, ForbiddenError, NotFoundError, ValidationFailedError
 import type { ValidationItem } from '../lib/errors.ts';
 import { normaliseOriginPattern, originAllowed, originHostProblem, requestOrigin } from '../lib/embed-origins.ts';
 import { EMBED_JSON_MAX_BYTES, createEmbedCode as insertCode, findActiveEmbedCode, findEmbedCode, listEmbedCodes as listCodes, revokeEmbedCode as revokeCode, updateEmbedCode as updateCode } from '../db/embed-codes.ts';
-import type { EmbedCode, EmbedKind, EmbedPreset, EmbedSettings } from '../db/embed-codes.ts';
+import type { ActiveEmbedCode, EmbedCode, EmbedKind, EmbedPreset, EmbedSettings } from '../db/embed-codes.ts';
 import { missingScopes, refuseSandboxKey, refuseStudioUser } from './guards.ts';
 import { presentingKey } from './keys.ts';
 import { EMBED_CODE_SCOPES } from '../lib/caller.ts';
@@ -220,10 +220,22 @@ export function checkEmbedOrigin(code: Pick<EmbedCode, 'allowedOrigins'>, header
   return typeof headers.origin === 'string' ? headers.origin : null;
 }
 
+/**
+ * A personal code spends its account's wallet: refused while the account waits to be erased, as
+ * its personal API keys are, on every route a code is presented on (a team's code is the team's).
+ */
+export function refuseOwnerDeletionPending(code: ActiveEmbedCode): void {
+  if (code.ownerDeletionPending && code.teamId === null) {
+    throw new EmbedRefusedError(401, 'embed_code_invalid', 'this code\'s account is scheduled for deletion: its owner can sign in and cancel the deletion to use the code again');
+  }
+}
+
 /** GET /app/get_model_name_for_embedcode */
 export const getModelNameForEmbedcode: Handler<'getModelNameForEmbedcode'> = async ({ app, query, request }) => {
   const code = await findActiveEmbedCode(app.db, query.embed_code);
   if (!code) throw new NotFoundError('embed code not found');
+  // refused as a submit with it would be: a page must not draw a model the code cannot run
+  refuseOwnerDeletionPending(code);
   const corsOrigin = checkEmbedOrigin(code, request.headers);
   if (corsOrigin !== null) request.app.embedCorsOrigin = corsOrigin;
   const models = code.models.filter((m) => app.spec.models.has(m)).map((m) => {

@@ -41,7 +41,7 @@ export const ERRORS = {
   bad_gateway: { status: [502], meaning: 'an error answer that reached the gateway from a service in front of it or behind it, without a code of its own' },
   unavailable: { status: [503], meaning: "a dependency is down or the database stayed busy (nothing was recorded: retry), the model's upstream provider is not configured on this gateway, or the request was not answered in time: within 30 s, plus its own wait for a `Prefer: wait` submit and the OpenAI-compatible calls, and plus the time an upload to `PUT /uploads/…` may take (it may still complete: retry with the same `Idempotency-Key`)" },
   timeout: { status: [504], meaning: 'a service the request waited on did not answer in time' },
-  embed_code_invalid: { status: [401], meaning: 'an unknown or revoked embed code, or a code sent in the header of the other kind' },
+  embed_code_invalid: { status: [401], meaning: "an unknown or revoked embed code (one of a deleted team included), a code sent in the header of the other kind, or a personal code whose account is scheduled for deletion (also when the code is resolved)" },
   embed_origin_missing: { status: [403], meaning: 'the embed code has allowed origins and the request sent neither `Origin` nor `Referer`' },
   embed_origin_not_allowed: { status: [403], meaning: "the request's `Origin` (else `Referer`) matches none of the embed code's allowed origins" },
   embed_operation_not_allowed: { status: [403], meaning: 'an embed code used on an operation other than a submit to its model(s), reading its own results and resolving itself' },

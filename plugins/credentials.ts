@@ -23,7 +23,7 @@ import { CSRF_HEADER, clearingCookies, cookieSecure, csrfTokenMatches, isSafeMet
 import { newVisitorId, VISITOR_PATTERN } from '../lib/embed-origins.ts';
 import { EMBED_PREFIX, anyCodeAllowsOrigin, findActiveEmbedCode } from '../db/embed-codes.ts';
 import type { EmbedCode, EmbedKind } from '../db/embed-codes.ts';
-import { checkEmbedOrigin, embedInput } from '../handlers/embeds.ts';
+import { checkEmbedOrigin, embedInput, refuseOwnerDeletionPending } from '../handlers/embeds.ts';
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS } from './cors.ts';
 import { findActiveStudio, studioOfUser } from '../db/studios.ts';
 import type { Studio } from '../db/studios.ts';
@@ -210,10 +210,7 @@ function credentialPlugin(kind: EmbedKind, securityScheme: string, header: strin
           if (!value.startsWith(EMBED_PREFIX[kind])) throw refused();
           const code = await findActiveEmbedCode(app.db, value);
           if (!code || code.kind !== kind) throw refused();
-          // a personal code spends its account's wallet: refused while the account waits to be erased, as its personal API keys are
-          if (code.ownerDeletionPending && code.teamId === null) {
-            throw new EmbedRefusedError(401, 'embed_code_invalid', 'this code\'s account is scheduled for deletion: its owner can sign in and cancel the deletion to use the code again');
-          }
+          refuseOwnerDeletionPending(code);
           const corsOrigin = checkEmbedOrigin(code, request.headers);
           if (corsOrigin !== null) request.app.embedCorsOrigin = corsOrigin;
           const sent = request.headers[VISITOR_HEADER.toLowerCase()];

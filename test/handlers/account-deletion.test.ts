@@ -126,11 +126,18 @@ test.serial('a personal embed code is refused while the deletion is pending and 
   t.is(refused.statusCode, 401);
   t.like(JSON.parse(refused.payload), { code: 'embed_code_invalid' });
   t.regex(JSON.parse(refused.payload).detail, /scheduled for deletion/);
+  // resolving it is refused as the submit is: a page draws no model the code cannot run
+  const resolve = (code: string) => gw.server.inject({ method: 'GET', url: `/app/get_model_name_for_embedcode?embed_code=${code}` });
+  const described = await resolve(personal);
+  t.is(described.statusCode, refused.statusCode, described.payload);
+  t.like(JSON.parse(described.payload), { code: 'embed_code_invalid', detail: JSON.parse(refused.payload).detail });
   // the team's code is the team's: it gets through, to the team's wallet (empty: 402)
   t.like(JSON.parse((await submit(team)).payload), { code: 'insufficient_credit' });
+  t.is((await resolve(team)).statusCode, 200);
 
   t.is((await cancelDeletion(a)).statusCode, 200);
   t.is((await submit(personal)).statusCode, 200);
+  t.is((await resolve(personal)).statusCode, 200);
 });
 
 test.serial('session only: an API key cannot request or cancel a deletion (403 session_required)', async (t) => {

@@ -1866,8 +1866,11 @@ export interface paths {
          *     allowed fields when the code restricts them). An agent embed code lists every bound model
          *     in `models` (the first is also in `name`). Never the owner's identity or balance. The
          *     code's allowed origins apply (403 `embed_origin_not_allowed`, `embed_origin_missing`); an
-         *     unknown or revoked code is 404. Answers carry CORS headers naming the request's origin when
-         *     the code allows it.
+         *     unknown or revoked code, or a team's code after the team's deletion, is 404. The code is
+         *     matched as written: changing the case of a letter makes another, unknown, code. A personal
+         *     code whose account is scheduled for deletion is refused as a submit with it is (401
+         *     `embed_code_invalid`), until the owner cancels the deletion. Answers carry CORS headers
+         *     naming the request's origin when the code allows it.
          */
         get: operations["getModelNameForEmbedcode"];
         put?: never;
@@ -11607,6 +11610,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmbedTaskResponse"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];

@@ -91,12 +91,13 @@ export async function findPublicLora(db: Db, name: string, loraType: string): Pr
   return row ? loraFromRow(row) : undefined;
 }
 
-/** The LoRAs these names denote for this owner: the owner's own entry first, else the public one. */
-export async function resolveLoraNames(db: Db, owner: Owner, names: readonly string[]): Promise<Map<string, Lora>> {
+/** The LoRAs these names denote for this owner: the owner's own entry first, else the public one; with no owner, the public ones only. */
+export async function resolveLoraNames(db: Db, owner: Owner | null, names: readonly string[]): Promise<Map<string, Lora>> {
   const found = new Map<string, Lora>();
   if (names.length === 0) return found;
   const rows = await db<LoraRow>('loras').whereIn('name', [...new Set(names)]).andWhere((qb) => {
-    qb.where('scope_key', 'public').orWhere(ownerWhere(owner));
+    qb.where('scope_key', 'public');
+    if (owner !== null) qb.orWhere(ownerWhere(owner));
   });
   for (const r of rows.map(loraFromRow)) {
     const held = found.get(r.name);

@@ -84,11 +84,12 @@ export function declaresLoras(app: App, model: ModelInfo): boolean {
 
 /**
  * A submit's `loras` (a model input field, where the family's schema declares it), checked
- * against the registry: each name must be a public LoRA or one of the paying owner's, trained
+ * against the registry: each name must be a public LoRA or one of the submitting owner's, trained
  * for the model's family; otherwise 422 naming `loras[i]`. Returns the input with each entry
  * carrying its weights URL for the upstream, or the input unchanged when it has no `loras`.
+ * `owner` null: public LoRAs only, for names an embed code's visitor chose (loraOwnerOf).
  */
-export async function resolveInputLoras(app: App, owner: Owner, model: ModelInfo, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function resolveInputLoras(app: App, owner: Owner | null, model: ModelInfo, input: Record<string, unknown>): Promise<Record<string, unknown>> {
   const entries = input.loras;
   if (entries === undefined) return input;
   // a schema that lets unknown fields through would otherwise hand LoRA weights to a model that never said it takes them
@@ -101,7 +102,10 @@ export async function resolveInputLoras(app: App, owner: Owner, model: ModelInfo
   const problems: ValidationItem[] = [];
   const resolved = asked.map((e, i) => {
     const lora = found.get(e.name);
-    if (!lora) {
+    if (!lora && owner === null) {
+      // one answer, without the name, whether the code's owner, another account or none has such a LoRA
+      problems.push({ loc: ['body', 'loras', i, 'name'], msg: 'no public LoRA has this name: an embed code\'s visitor may name public LoRAs only (GET /app/lora-models-data lists them)', type: 'value_error' });
+    } else if (!lora) {
       problems.push({ loc: ['body', 'loras', i, 'name'], msg: `no LoRA named ${e.name} is public or yours (GET /app/lora-models-data, GET /app/loras)`, type: 'value_error' });
     } else if (lora.baseModel !== model.family) {
       problems.push({ loc: ['body', 'loras', i, 'name'], msg: `LoRA ${e.name} is for the ${lora.baseModel} family; ${model.operationId} is ${model.family}`, type: 'value_error' });

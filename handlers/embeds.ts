@@ -182,6 +182,11 @@ function ownerFields(code: EmbedCode, properties: Record<string, unknown>): Reco
   return Object.fromEntries(Object.entries(fixed).filter(([k]) => k in properties));
 }
 
+/** Whether the code sets this input field of the model itself (its preset or locked inputs): a visitor's value for it is replaced. */
+export function codeSetsField(app: App, code: EmbedCode, operationId: string, field: string): boolean {
+  return field in ownerFields(code, inputSchemaOf(app, operationId).properties);
+}
+
 /** The part of a model's input schema a visitor of this code may set. */
 export function visitorSchema(app: App, code: EmbedCode, operationId: string): Record<string, unknown> {
   const schema = inputSchemaOf(app, operationId);

@@ -1,6 +1,7 @@
 // POST /api/v1/{model-endpoint}: every model endpoint of the spec lands here.
 import { BudgetExceededError, EmbedRefusedError, MaxCostExceededError, NotFoundError, RateLimitedError, UnavailableError, ValidationFailedError } from '../lib/errors.ts';
 import { generationLimits } from './policies.ts';
+import { codeSetsField } from './embeds.ts';
 import { urlProblem } from '../lib/destination-policy.ts';
 import { alertsAfterSubmit, budgetRefused, paysOwnWallet, preferredWait, priceFor, refuseStudioSpender, refuseUnservable, resolveInputLoras, studioHides, walletAlertSettings } from './admission.ts';
 import { configuredProviders } from '../workers/adapters/index.ts';
@@ -110,7 +111,11 @@ export const generate: ModelHandler = async (ctx) => {
   // a team's owner_pays studio: a member of the team needs `generate`, as with team_id
   await refuseStudioSpender(app, caller, studio);
   // `loras` (families whose schema declares it): 422 for an unknown, foreign or other-family LoRA, sandbox included.
-  const body = await resolveInputLoras(app, caller.owner, model, ctx.body);
+  // An embed code's visitor names public LoRAs only, so the owner's private ones cannot be probed;
+  // the LoRAs the code itself sets (preset or locked inputs) are the owner's choice, among its own.
+  const code = request.app.embedCode;
+  const loraOwner = caller.embed && !(code && codeSetsField(app, code, model.operationId, 'loras')) ? null : caller.owner;
+  const body = await resolveInputLoras(app, loraOwner, model, ctx.body);
   // set by plugins/responses.ts; carried into the queue messages for the worker's log lines
   const { requestId } = request.app;
   const webhook = query.webhook ?? null;

@@ -537,3 +537,36 @@ test('a code is found only as written: one letter\'s case flipped is an unknown 
   t.is((await callOperation(gw, 'getModelNameForEmbedcode', { query: { embed_code: code }, headers: { origin: SHOP } })).status, 200);
   t.is((await callOperation(gw, 'getModelNameForEmbedcode', { query: { embed_code: flipped }, headers: { origin: SHOP } })).status, 404);
 });
+
+test('a visitor naming a LoRA other than a public one gets the same refusal whether the owner has it privately, another account has it, or none does', async (t) => {
+  const payer = await newAccount(gw, 1000);
+  const stranger = await newAccount(gw);
+  const register = async (who: Account, name: string, baseModel: string) => {
+    const res = await callOperation(gw, 'createLora', { as: who.session, body: { name, lora_type: 'style', base_model: baseModel, weights_url: `https://weights.example.com/${name}.safetensors` } });
+    if (res.status !== 201) throw new Error(`createLora: ${res.status} ${JSON.stringify(res.body)}`);
+  };
+  await Promise.all([
+    register(payer, 'owner-canvas-secret', 'canvas-v1'), register(payer, 'owner-lumen-secret', 'lumen'), register(stranger, 'stranger-canvas-secret', 'canvas-v1'),
+  ]);
+  const { code } = await createCode({ allowed_origins: [SHOP] }, payer.session);
+  const refusals = [];
+  for (const name of ['owner-canvas-secret', 'owner-lumen-secret', 'stranger-canvas-secret', 'no-such-lora-anywhere']) {
+    const res = await submit(code, { body: { prompt: 'a fox', loras: [{ name }] } });
+    t.is(res.statusCode, 422, `${name}: ${res.payload}`);
+    const { code: errorCode, detail } = json(res);
+    refusals.push({ status: res.statusCode, code: errorCode, detail });
+    t.false(res.payload.includes(name), `${name} is not echoed back`);
+  }
+  t.is(refusals[0]!.code, 'validation_failed');
+  t.deepEqual((refusals[0]!.detail as Array<{ loc: unknown[] }>).map((d) => d.loc), [['body', 'loras', 0, 'name']]);
+  for (const r of refusals.slice(1)) t.deepEqual(r, refusals[0]);
+  // a public LoRA of the model's family is the visitor's to name
+  const pub = await submit(code, { body: { prompt: 'a fox', loras: [{ name: 'canvas-stripes' }] } });
+  t.is(pub.statusCode, 200, pub.payload);
+  // the owner's own LoRA, set by the owner in the code's locked inputs, runs
+  const locked = await createCode({ allowed_origins: [SHOP], locked_inputs: { loras: [{ name: 'owner-canvas-secret' }] } }, payer.session);
+  const ran = await submit(locked.code, { body: { prompt: 'a fox' } });
+  t.is(ran.statusCode, 200, ran.payload);
+  const row = await gw.app.db('predictions').where({ id: json(ran).request_id }).first();
+  t.like(JSON.parse(row.input).loras[0], { name: 'owner-canvas-secret', weights_url: 'https://weights.example.com/owner-canvas-secret.safetensors' });
+});

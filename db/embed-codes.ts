@@ -126,9 +126,11 @@ export async function createEmbedCode(db: Db, owner: Owner, kind: EmbedKind, s: 
 export async function anyCodeAllowsOrigin(db: Db, kind: EmbedKind, origin: string): Promise<boolean> {
   const keys = originKeys(origin);
   if (keys.length === 0) return false;
-  const row = await db('embed_code_origins as o').join('embed_codes as c', 'c.id', 'o.code_id')
+  // active as findActiveEmbedCode has it: not revoked, and not of a deleted team
+  const row = await db('embed_code_origins as o').join('embed_codes as c', 'c.id', 'o.code_id').leftJoin('teams as t', 't.id', 'c.team_id')
     .where('o.kind', kind).whereIn('o.host_key', [...keys, '*']).whereIn('o.pattern', [...originCandidates(origin), '*'])
-    .whereNull('c.revoked_at').first('o.pattern') as { pattern: string } | undefined;
+    .whereNull('c.revoked_at').andWhere((q) => { q.whereNull('c.team_id').orWhereNull('t.deleted_at'); })
+    .first('o.pattern') as { pattern: string } | undefined;
   return row !== undefined && (row.pattern === '*' || originAllowed(origin, [row.pattern]));
 }
 

@@ -570,3 +570,38 @@ test('a visitor naming a LoRA other than a public one gets the same refusal whet
   const row = await gw.app.db('predictions').where({ id: json(ran).request_id }).first();
   t.like(JSON.parse(row.input).loras[0], { name: 'owner-canvas-secret', weights_url: 'https://weights.example.com/owner-canvas-secret.safetensors' });
 });
+
+test('a deleted team\'s code and a revoked code are refused on every route a code is presented on, and a preflight allows their origins no more', async (t) => {
+  const CHAT = 'lexi-v1-balanced-chat';
+  const team = await callOperation<{ id: number }>(gw, 'createTeam', { as: owner.session, body: { name: 'Gone soon' } });
+  await gw.app.db('teams').where({ id: team.body.id }).update({ balance: 1000 });
+  const preflight = (from: string, url: string, header: string) => gw.server.inject({ method: 'OPTIONS', url, headers: { origin: from, 'access-control-request-method': 'POST', 'access-control-request-headers': `${header},content-type` } });
+  const cases: Array<{ what: string; code: string; origin: string; header: string; kind: string }> = [];
+  for (const [kind, header] of [['embed', 'x-embed-code'], ['agent_embed', 'x-agent-embed-code']] as const) {
+    const gone = `https://gone-${kind.replace('_', '-')}.example.com`;
+    const revokedOrigin = `https://revoked-${kind.replace('_', '-')}.example.com`;
+    const teamCode = await createCode({ kind, models: [CHAT], allowed_origins: [gone] }, owner.session, { team_id: team.body.id });
+    const revoked = await createCode({ kind, models: [CHAT], allowed_origins: [revokedOrigin] });
+    t.is((await preflight(gone, '/v1/chat/completions', header)).headers['access-control-allow-origin'], gone, `${kind}: allowed while the team exists`);
+    t.is((await callOperation(gw, 'revokeEmbedCode', { as: owner.session, params: { embed_code_id: revoked.id } })).status, 200);
+    cases.push({ what: `${kind}: a deleted team's code`, code: teamCode.code, origin: gone, header, kind }, { what: `${kind}: a revoked code`, code: revoked.code, origin: revokedOrigin, header, kind });
+  }
+  await gw.app.db('teams').where({ id: team.body.id }).update({ deleted_at: NOW });
+
+  for (const { what, code, origin, header, kind } of cases) {
+    const resolved = await callOperation<{ code: string }>(gw, 'getModelNameForEmbedcode', { query: { embed_code: code }, headers: { origin } });
+    t.is(resolved.status, 404, `${what}: resolving it, as an unknown code`);
+    const sub = await submit(code, { header, origin, model: CHAT, body: { messages: [{ role: 'user', content: 'hi' }] } });
+    t.is(sub.statusCode, 401, `${what}: a submit`);
+    t.is(json(sub).code, 'embed_code_invalid', `${what}: a submit`);
+    const chat = await gw.server.inject({ method: 'POST', url: '/v1/chat/completions', headers: { [header]: code, origin, 'content-type': 'application/json' }, payload: { model: CHAT, messages: [{ role: 'user', content: 'hi' }] } });
+    t.is(chat.statusCode, 401, `${what}: a chat completion`);
+    t.is((json(chat).error as { code: string }).code, 'embed_code_invalid', `${what}: a chat completion`);
+    // other tests here make model embed codes without an origin list, which allow every origin: the agent kind shows the preflight
+    if (kind === 'agent_embed') {
+      for (const url of ['/v1/chat/completions', `/api/v1/${CHAT}`]) {
+        t.is((await preflight(origin, url, header)).headers['access-control-allow-origin'], undefined, `${what}: a preflight of ${url}`);
+      }
+    }
+  }
+});

@@ -3,7 +3,7 @@
 // without proving the address, which also ends what they set up to spend its wallet or hear about it.
 import type { Db } from './knex.ts';
 import { affected } from './knex.ts';
-import { replaceSecret } from './webhooks.ts';
+import { replaceAllSecrets } from './webhooks.ts';
 import { setPasswordHash } from './users.ts';
 import { revokeUserSessions } from './sessions.ts';
 import { unlinkIdentities } from './identities.ts';
@@ -22,8 +22,8 @@ export interface RevokedCredentials {
 /**
  * Inside the caller's transaction: revokes every API key (production and sandbox) and every
  * personal embed and agent embed code (each spends the wallet), deletes every OAuth client and
- * destroys its tokens, and replaces the webhook signing secret with no overlap, so whoever held
- * the old one can no longer forge or verify this account's deliveries.
+ * destroys its tokens, and replaces the webhook signing secrets (production and sandbox) with no
+ * overlap, so whoever held an old one can no longer forge or verify this account's deliveries.
  */
 export async function revokeAllCredentials(trx: Db, userId: number, encryptionKey: Buffer, now: number): Promise<RevokedCredentials> {
   const apiKeys = affected(await trx('api_keys').where('user_id', userId).whereNull('revoked_at').update({ revoked_at: now }));
@@ -34,7 +34,7 @@ export async function revokeAllCredentials(trx: Db, userId: number, encryptionKe
     await trx('oauth_provider_records').whereIn('client_id', ids).delete();
   }
   const embedCodes = await revokePersonalEmbedCodes(trx, userId, now);
-  await replaceSecret(trx, { userId, teamId: null }, encryptionKey, now, { keepPrevious: false });
+  await replaceAllSecrets(trx, { userId, teamId: null }, encryptionKey, now);
   return { apiKeys, oauthClients: clients.length, embedCodes };
 }
 

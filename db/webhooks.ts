@@ -77,12 +77,20 @@ function secretStore(owner: Owner): { table: string; column: string; id: number;
 }
 
 /**
- * Secrets that currently sign the owner's deliveries, newest first; creates the first one on
- * demand. Empty only for a deleted team (its secrets went with it, and none is made again).
+ * Which of the owner's two sets of secrets: production (`sandbox` false) signs its production
+ * predictions' and its alerts' deliveries; sandbox signs its sandbox predictions' (is_test) and is
+ * the one a sandbox key may read and rotate, so that a leaked sandbox key can never forge a
+ * production delivery (migration 20261201_0801). Each set has its own current and previous secret.
  */
-export async function activeSecrets(db: Db, owner: Owner, key: Buffer, now: number): Promise<Array<{ secret: string; createdAt: number; expiresAt: number | null }>> {
+export type SecretMode = { sandbox: boolean };
+
+/**
+ * Secrets that currently sign the owner's deliveries of `mode`, newest first; creates the first
+ * one on demand. Empty only for a deleted team (its secrets went with it, and none is made again).
+ */
+export async function activeSecrets(db: Db, owner: Owner, mode: SecretMode, key: Buffer, now: number): Promise<Array<{ secret: string; createdAt: number; expiresAt: number | null }>> {
   const store = secretStore(owner);
-  const rows = await db(store.table).where(store.column, store.id)
+  const rows = await db(store.table).where(store.column, store.id).andWhere('is_test', mode.sandbox)
     .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now)).orderBy('id', 'desc');
   if (rows.length === 0) {
     // Two first uses at once must not create two secrets: the owner's row serialises them. A
@@ -90,11 +98,11 @@ export async function activeSecrets(db: Db, owner: Owner, key: Buffer, now: numb
     const created = await withLockRetry(() => db.transaction(async (trx) => {
       const live = await trx(store.lock).where('id', store.id).modify((q) => { if (owner.teamId !== null) q.whereNull('deleted_at'); }).forUpdate().first('id');
       if (!live) return false;
-      const existing = await trx(store.table).where(store.column, store.id).first('id');
-      if (!existing) await trx(store.table).insert({ [store.column]: store.id, secret_enc: seal(newWebhookSecret(), key), created_at: now });
+      const existing = await trx(store.table).where(store.column, store.id).andWhere('is_test', mode.sandbox).first('id');
+      if (!existing) await trx(store.table).insert({ [store.column]: store.id, is_test: mode.sandbox, secret_enc: seal(newWebhookSecret(), key), created_at: now });
       return true;
     }));
-    return created ? activeSecrets(db, owner, key, now) : [];
+    return created ? activeSecrets(db, owner, mode, key, now) : [];
   }
   return rows.map((r: { secret_enc: string; created_at: number | string; expires_at: number | string | null }) => ({
     secret: unseal(r.secret_enc, key), createdAt: num(r.created_at), expiresAt: numOrNull(r.expires_at),
@@ -102,40 +110,50 @@ export async function activeSecrets(db: Db, owner: Owner, key: Buffer, now: numb
 }
 
 /**
- * Issues a new secret. The one it replaces keeps signing for 24 hours so receivers can switch
- * over; every older one is dropped, so an owner has at most two secrets however often it
- * rotates (issue 16: 400 rotations made every delivery carry 400 signatures).
+ * Issues a new secret of `mode`. The one it replaces keeps signing for 24 hours so receivers can
+ * switch over; every older one is dropped, so an owner has at most two secrets of each mode
+ * however often it rotates (issue 16: 400 rotations made every delivery carry 400 signatures).
+ * The other mode's secrets are untouched.
  */
-export async function rotateSecret(db: Db, owner: Owner, key: Buffer, now: number): Promise<string> {
-  return db.transaction((trx) => replaceSecret(trx, owner, key, now, { keepPrevious: true }));
+export async function rotateSecret(db: Db, owner: Owner, mode: SecretMode, key: Buffer, now: number): Promise<string> {
+  return db.transaction((trx) => replaceSecret(trx, owner, mode, key, now, { keepPrevious: true }));
 }
 
 /**
- * Replaces the owner's signing secrets with a new one, inside the caller's transaction.
- * keepPrevious false drops every earlier secret at once (an account taken back from whoever
- * registered it: they may have read the old one).
+ * Both modes' secrets replaced with no overlap, inside the caller's transaction (an account
+ * taken back from whoever registered it, or "sign out everywhere": whoever held a production or
+ * a sandbox credential may have read either secret).
  */
-export async function replaceSecret(trx: Db, owner: Owner, key: Buffer, now: number, opts: { keepPrevious: boolean }): Promise<string> {
+export async function replaceAllSecrets(trx: Db, owner: Owner, key: Buffer, now: number): Promise<void> {
+  for (const sandbox of [false, true]) await replaceSecret(trx, owner, { sandbox }, key, now, { keepPrevious: false });
+}
+
+/**
+ * Replaces the owner's signing secrets of `mode` with a new one, inside the caller's transaction.
+ * keepPrevious false drops every earlier secret of the mode at once (an account taken back from
+ * whoever registered it: they may have read the old one).
+ */
+export async function replaceSecret(trx: Db, owner: Owner, mode: SecretMode, key: Buffer, now: number, opts: { keepPrevious: boolean }): Promise<string> {
   const store = secretStore(owner);
-  const mine = (q: Knex.QueryBuilder) => { q.where(store.column, store.id); };
+  const mine = (q: Knex.QueryBuilder) => { q.where(store.column, store.id).andWhere('is_test', mode.sandbox); };
   // Two rotations at once must not both keep "the current one": the owner's row serialises them.
   await trx(store.lock).where('id', store.id).forUpdate().first('id');
   const current = opts.keepPrevious
     ? await trx(store.table).where(mine)
       .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now)).orderBy('id', 'desc').first<{ id: number; expires_at: number | string | null } | undefined>('id', 'expires_at')
     : undefined;
-  // The new secret first, then the older ones go: those below it in the owner's index range, so
-  // the DELETE's locks stop at the new row and never reach the gap after the owner's range. The
-  // other order deadlocked on MariaDB: a DELETE of an owner with no older secret locked the gap
-  // at the end of the index, and two new accounts' first resets then each waited to insert into
-  // it. On MariaDB/MySQL the owner's index is forced: on a small table the planner would scan the
-  // primary key and lock every owner's rows.
+  // The new secret first, then the older ones go: those below it in the owner's index range (the
+  // owner's and the mode's: the index is (owner, is_test, id)), so the DELETE's locks stop at the
+  // new row and never reach the gap after the range. The other order deadlocked on MariaDB: a
+  // DELETE of an owner with no older secret locked the gap at the end of the index, and two new
+  // accounts' first resets then each waited to insert into it. On MariaDB/MySQL the owner's index
+  // is forced: on a small table the planner would scan the primary key and lock every owner's rows.
   const secret = newWebhookSecret();
-  const [inserted] = await trx(store.table).insert({ [store.column]: store.id, secret_enc: seal(secret, key), created_at: now });
+  const [inserted] = await trx(store.table).insert({ [store.column]: store.id, is_test: mode.sandbox, secret_enc: seal(secret, key), created_at: now });
   const newId = num(inserted);
   if (isMysql(trx)) {
-    await trx.raw(`delete s from ${store.table} s force index (${store.table}_${store.column}_id_index) where s.${store.column} = ? and s.id < ?${current ? ' and s.id <> ?' : ''}`,
-      [store.id, newId, ...(current ? [current.id] : [])]);
+    await trx.raw(`delete s from ${store.table} s force index (${store.table}_${store.column}_is_test_id_index) where s.${store.column} = ? and s.is_test = ? and s.id < ?${current ? ' and s.id <> ?' : ''}`,
+      [store.id, mode.sandbox, newId, ...(current ? [current.id] : [])]);
   } else {
     await trx(store.table).where(mine).andWhere('id', '<', newId).modify((q) => { if (current) q.whereNot('id', current.id); }).delete();
   }

@@ -71,8 +71,8 @@ export const sendAlertTest: Handler<'sendAlertTest'> = async ({ app, caller, bod
   const threshold = s?.lowBalanceThreshold ?? 1000;
   const sample: AlertFacts = { id: null, kind: 'low_balance', apiKeyId: null, period: String(s?.lowBalanceEpoch ?? 0), threshold, value: Math.min(s?.balance ?? 0, threshold - 1), createdAt: now };
   const payload = JSON.stringify(alertEventPayload(id, sample, caller.owner, { test: true }));
-  // the secrets a delivery is signed with now (created on first use, as the secret route does)
-  const secrets = (await activeSecrets(app.db, caller.owner, app.encryptionKey, now)).map((x) => x.secret);
+  // the secrets an alert's delivery is signed with now: the production ones (created on first use, as the secret route does)
+  const secrets = (await activeSecrets(app.db, caller.owner, { sandbox: false }, app.encryptionKey, now)).map((x) => x.secret);
   const r = await sendWebhook(url, payload, webhookHeaders(secrets, id, Math.floor(now / 1000), payload), {
     timeoutMs: app.config.webhookTimeoutMs, policy: { allowInsecure: app.config.webhookAllowInsecure },
   });

@@ -1,39 +1,55 @@
 // Webhook secrets, the full record of a prediction with its deliveries, and redelivery.
 import { findInlineUsage } from '../db/prediction-usage.ts';
 import type { Handler, ReplyOf } from './types.ts';
-import { ConflictError, NotFoundError, ValidationFailedError } from '../lib/errors.ts';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationFailedError } from '../lib/errors.ts';
 import { activeSecrets, listDeliveries, listOwnerDeliveries, newDeliveryId, reopenDeadDeliveries, reopenDelivery, rotateSecret } from '../db/webhooks.ts';
-import type { Attempt, Delivery, DeliveryCursor } from '../db/webhooks.ts';
+import type { Attempt, Delivery, DeliveryCursor, SecretMode } from '../db/webhooks.ts';
 import { findPrediction } from '../db/predictions/record.ts';
 import type { Prediction } from '../db/predictions/record.ts';
 import type { App } from '../lib/context.ts';
 import { predictionView } from '../lib/prediction-view.ts';
-import { readsAlerts, refuseSandboxKey } from './guards.ts';
+import { readsAlerts } from './guards.ts';
 import { forgetSecrets, sendWebhook, webhookHeaders } from '../workers/deliver-webhook.ts';
 import { urlProblem } from '../lib/destination-policy.ts';
 import { webhookUrlView } from '../lib/webhook-visibility.ts';
 import type { WebhookUrlView } from '../lib/webhook-visibility.ts';
 
-function secretView(list: Array<{ secret: string; createdAt: number; expiresAt: number | null }>) {
+function secretView(list: Array<{ secret: string; createdAt: number; expiresAt: number | null }>, mode: SecretMode) {
   const [current, ...previous] = list;
   return {
     secret: current!.secret,
+    sandbox: mode.sandbox,
     created_at: new Date(current!.createdAt).toISOString(),
     // still signing deliveries until they expire (24 hours after a rotation)
     previous: previous.map((p) => ({ created_at: new Date(p.createdAt).toISOString(), expires_at: p.expiresAt === null ? null : new Date(p.expiresAt).toISOString() })),
   };
 }
 
-/** GET /app/webhook_secret: the owner's signing secret (created on first use): the account's, or with team_id the team's. */
-export const getWebhookSecret: Handler<'getWebhookSecret'> = async ({ app, caller }) =>
-  secretView(await activeSecrets(app.db, caller.owner, app.encryptionKey, app.clock()));
+/**
+ * Which of the owner's secrets a secret route acts on: a sandbox key's, always the sandbox one (it
+ * must never read or replace the one that signs production deliveries), and asking it for the
+ * production one is refused rather than quietly answered with the other; anyone else's, the
+ * production one unless `sandbox=true`.
+ */
+function secretMode(caller: { isTest: boolean }, sandbox: boolean | undefined): SecretMode {
+  if (caller.isTest && sandbox === false) {
+    throw new ForbiddenError('a sandbox key can read and rotate only the sandbox signing secret; leave out sandbox=false, or use a production key or a session for the production secret');
+  }
+  return { sandbox: caller.isTest || sandbox === true };
+}
 
-/** POST /app/webhook_secret/rotate: a new secret; the old one keeps signing for 24 hours. */
-export const rotateWebhookSecret: Handler<'rotateWebhookSecret'> = async ({ app, caller }) => {
-  refuseSandboxKey(caller, 'rotate the webhook signing secret');
-  await rotateSecret(app.db, caller.owner, app.encryptionKey, app.clock());
+/** GET /app/webhook_secret: the owner's signing secret (created on first use): the account's, or with team_id the team's; production or sandbox (secretMode). */
+export const getWebhookSecret: Handler<'getWebhookSecret'> = async ({ app, caller, query }) => {
+  const mode = secretMode(caller, query.sandbox);
+  return secretView(await activeSecrets(app.db, caller.owner, mode, app.encryptionKey, app.clock()), mode);
+};
+
+/** POST /app/webhook_secret/rotate: a new secret of the mode (secretMode); the old one keeps signing for 24 hours. */
+export const rotateWebhookSecret: Handler<'rotateWebhookSecret'> = async ({ app, caller, query }) => {
+  const mode = secretMode(caller, query.sandbox);
+  await rotateSecret(app.db, caller.owner, mode, app.encryptionKey, app.clock());
   forgetSecrets(app.db, caller.owner);
-  return secretView(await activeSecrets(app.db, caller.owner, app.encryptionKey, app.clock()));
+  return secretView(await activeSecrets(app.db, caller.owner, mode, app.encryptionKey, app.clock()), mode);
 };
 
 /** A webhook delivery with its attempts, as the delivery routes show it (also the account export's alerts'). */
@@ -99,7 +115,8 @@ export const redeliverWebhook: Handler<'redeliverWebhook'> = async ({ app, calle
 
 /**
  * POST /app/webhook_test: one signed `webhook.test` event to a URL, at once, with the owner's
- * current secrets; what the receiver answered comes back. Nothing is recorded or retried.
+ * current secrets (a sandbox key's: the sandbox ones, as its predictions' deliveries are signed);
+ * what the receiver answered comes back. Nothing is recorded or retried.
  */
 export const sendWebhookTest: Handler<'sendWebhookTest'> = async ({ app, caller, body }) => {
   const problem = urlProblem(body.url, { allowInsecure: app.config.webhookAllowInsecure });
@@ -111,7 +128,7 @@ export const sendWebhookTest: Handler<'sendWebhookTest'> = async ({ app, caller,
     message: 'A test event from the gateway: if its signature verifies with your signing secret, your receiver is ready.',
   });
   // the secrets a delivery is signed with now (created on first use, as the secret route does)
-  const secrets = (await activeSecrets(app.db, caller.owner, app.encryptionKey, now)).map((x) => x.secret);
+  const secrets = (await activeSecrets(app.db, caller.owner, { sandbox: caller.isTest }, app.encryptionKey, now)).map((x) => x.secret);
   const r = await sendWebhook(body.url, payload, webhookHeaders(secrets, id, Math.floor(now / 1000), payload), {
     timeoutMs: app.config.webhookTimeoutMs, policy: { allowInsecure: app.config.webhookAllowInsecure },
   });

@@ -14,7 +14,7 @@ import crypto from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import type { App } from '../lib/context.ts';
 import { activeSecrets, ALERT_DELIVERIES, closeEvents, dropFilter, eventLease, findFilter, findPendingDelivery, newDeliveryId, PREDICTION_DELIVERIES, recordAttempt as recordDeliveryAttempt, releaseEventLease, takeEventLease } from '../db/webhooks.ts';
-import type { DeliveryTables, EventFilter } from '../db/webhooks.ts';
+import type { DeliveryTables, EventFilter, SecretMode } from '../db/webhooks.ts';
 import { findPendingAlertDelivery } from '../db/alert-deliveries.ts';
 import type { AlertKind, AlertRecord } from '../db/alerts.ts';
 import type { Db } from '../db/knex.ts';
@@ -74,7 +74,8 @@ export function createDeliverWebhook(app: App, encryptionKey: Buffer, opts: { ra
       // account (db/credentials.ts takeBackAccount), is not sent to it.
       if (alert.currentUrl !== alert.url) return withdrawn(alert, log);
       const body = JSON.stringify(alertEventPayload(alert.id, alert.alert, alert.owner));
-      return sendSigned(message, alert, body, alert.owner, { alert: alert.alert.id }, ALERT_DELIVERIES, log, alert.teamDeleted);
+      // an alert is about the owner's money: signed with the production secrets only
+      return sendSigned(message, alert, body, alert.owner, { sandbox: false }, { alert: alert.alert.id }, ALERT_DELIVERIES, log, alert.teamDeleted);
     }
     const { delivery, prediction: p, providerMetadata: metadata } = found;
     const d = { ...delivery, nextAttemptAt: found.nextAttemptAt };
@@ -83,8 +84,9 @@ export function createDeliverWebhook(app: App, encryptionKey: Buffer, opts: { ra
 
     // what the provider said of a completed result (seed, size, timings), beside the interface's fields
     const body = JSON.stringify(metadata ? { ...webhookPayload(app, p), provider_metadata: metadata } : webhookPayload(app, p));
-    // A team prediction is signed with the team's secrets, whichever member (or team key) submitted it.
-    return sendSigned(message, d, body, { userId: p.userId, teamId: p.teamId }, { prediction: d.predictionId }, PREDICTION_DELIVERIES, log, found.teamDeleted);
+    // A team prediction is signed with the team's secrets, whichever member (or team key) submitted
+    // it; a sandbox prediction with the sandbox ones only, a production one with the production ones.
+    return sendSigned(message, d, body, { userId: p.userId, teamId: p.teamId }, { sandbox: p.isTest }, { prediction: d.predictionId }, PREDICTION_DELIVERIES, log, found.teamDeleted);
   }
 
   /** An alert delivery whose URL is no longer the wallet's: recorded as dead without a request, with why. */
@@ -99,10 +101,11 @@ export function createDeliverWebhook(app: App, encryptionKey: Buffer, opts: { ra
 
   /**
    * One signed attempt of a delivery (of `tables`), recorded, and what the queue does next.
-   * `teamDeleted`: the owner is a team deleted since (as the delivery's own query read it).
+   * `mode`: which of the owner's secrets sign it. `teamDeleted`: the owner is a team deleted since
+   * (as the delivery's own query read it).
    */
   async function sendSigned(
-    message: QueueDelivery<WebhookMessage>, d: { id: string; url: string; attempts: number; nextAttemptAt: number }, body: string, owner: Owner,
+    message: QueueDelivery<WebhookMessage>, d: { id: string; url: string; attempts: number; nextAttemptAt: number }, body: string, owner: Owner, mode: SecretMode,
     about: Record<string, unknown>, tables: DeliveryTables, log: App['log'], teamDeleted: boolean,
   ): Promise<Outcome> {
     type Args = Parameters<typeof recordDeliveryAttempt>;
@@ -117,7 +120,7 @@ export function createDeliverWebhook(app: App, encryptionKey: Buffer, opts: { ra
     }
     // A deleted team's secrets went with it, but this process (or another) may still hold them
     // for a few seconds (part 3): the deletion as the delivery's query read it decides.
-    const secrets = teamDeleted ? [] : await signingSecrets(app.db, owner, encryptionKey, app.clock());
+    const secrets = teamDeleted ? [] : await signingSecrets(app.db, owner, mode, encryptionKey, app.clock());
     const startedAt = app.clock();
     // One line per attempt; never the URL (its query may hold the receiver's token) nor the body.
     const logAttempt = (outcome: 'delivered' | 'gone' | 'retry' | 'dead', extra: Record<string, unknown>) => {
@@ -260,6 +263,7 @@ export function alertEventPayload(webhookId: string, a: AlertFacts, owner: Owner
 // is harmless: the previous secret keeps signing for 24 hours. This process forgets at once (the
 // rotate handler calls forgetSecrets). The cache belongs to the database it was read from: two
 // gateways in one process (the tests run several) each have a user 1, with different secrets.
+// An owner's production and sandbox secrets are held apart, and forgotten together.
 
 const TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;
@@ -272,20 +276,25 @@ function cacheOf(db: Db): SecretCache {
   return cache;
 }
 
-export async function signingSecrets(db: Db, owner: Owner, key: Buffer, now: number): Promise<string[]> {
+/** The cache's key: the owner's, and which of its secrets. */
+const secretsKey = (owner: Owner, mode: SecretMode) => `${ownerKey(owner)}:${mode.sandbox ? 'sandbox' : 'production'}`;
+
+export async function signingSecrets(db: Db, owner: Owner, mode: SecretMode, key: Buffer, now: number): Promise<string[]> {
   // a team's secrets are the team's whichever member submitted: the key names the team alone
-  const k = ownerKey(owner);
+  const k = secretsKey(owner, mode);
   const cache = cacheOf(db);
   const hit = cache.get(k);
   if (hit && now - hit.at < TTL_MS) return hit.secrets;
-  const secrets = (await activeSecrets(db, owner, key, now)).map((s) => s.secret);
+  const secrets = (await activeSecrets(db, owner, mode, key, now)).map((s) => s.secret);
   if (cache.size >= MAX_ENTRIES) cache.clear();
   cache.set(k, { at: now, secrets });
   return secrets;
 }
 
+/** Both modes' secrets of the owner: a take-back replaces both, and a rotation either. */
 export function forgetSecrets(db: Db, owner: Owner): void {
-  caches.get(db)?.delete(ownerKey(owner));
+  const cache = caches.get(db);
+  for (const sandbox of [false, true]) cache?.delete(secretsKey(owner, { sandbox }));
 }
 
 // ---- 4. Signing
@@ -482,7 +491,7 @@ async function sendLeased(app: App, predictionId: string, f: EventFilter, event:
     // read after the lease: what the run has recorded up to now, not what it had when it reported
     const p = await findPredictionById(app.db, predictionId);
     if (!p || !['queued', 'pending', 'processing'].includes(p.status)) return 'skipped';
-    const secrets = await signingSecrets(app.db, { userId: p.userId, teamId: p.teamId }, app.encryptionKey, now);
+    const secrets = await signingSecrets(app.db, { userId: p.userId, teamId: p.teamId }, { sandbox: p.isTest }, app.encryptionKey, now);
     if (secrets.length === 0) return 'skipped';
     const body = JSON.stringify(runningEventPayload(app, p, event));
     const id = newDeliveryId();

@@ -67,6 +67,7 @@ import * as m20261201_0401_pseudonymise_staff_text from './20261201_0401_pseudon
 import * as m20261201_0501_stripe_cancellations from './20261201_0501_stripe_cancellations.ts';
 import * as m20261201_0601_api_key_previous_holder from './20261201_0601_api_key_previous_holder.ts';
 import * as m20261201_0701_cancelled_inline_price from './20261201_0701_cancelled_inline_price.ts';
+import * as m20261201_0801_sandbox_webhook_secrets from './20261201_0801_sandbox_webhook_secrets.ts';
 import * as m20261201_0901_embed_code_binary from './20261201_0901_embed_code_binary.ts';
 
 interface Migration {
@@ -141,6 +142,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261201_0501_stripe_cancellations', m20261201_0501_stripe_cancellations],
   ['20261201_0601_api_key_previous_holder', m20261201_0601_api_key_previous_holder],
   ['20261201_0701_cancelled_inline_price', m20261201_0701_cancelled_inline_price],
+  ['20261201_0801_sandbox_webhook_secrets', m20261201_0801_sandbox_webhook_secrets],
   ['20261201_0901_embed_code_binary', m20261201_0901_embed_code_binary],
 ];
 

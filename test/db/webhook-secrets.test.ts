@@ -3,11 +3,12 @@
 // same, on MariaDB. Owners at the end of the secrets' index (the newest accounts) used to deadlock
 // each other: each DELETE of an owner with no older secret locked the gap after it, and each INSERT
 // then waited for the other's gap. Run here without the lock retry the routes have, so a single
-// deadlock fails the test; each owner ends with exactly one secret.
+// deadlock fails the test; each owner ends with exactly one secret of each mode (production and
+// sandbox: each is a range of its own in the owner's index, replaced one after the other).
 import test from 'ava';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
-import { replaceSecret } from '../../db/webhooks.ts';
+import { replaceAllSecrets, replaceSecret } from '../../db/webhooks.ts';
 import { deadlockOnce } from '../helpers/lock-victim.ts';
 
 let gw: TestGateway;
@@ -18,19 +19,24 @@ test.after.always(async () => {
   await gw?.stop();
 });
 
-test('concurrent replacements of the newest owners\' secrets never deadlock, and leave one secret each', async (t) => {
+test('concurrent replacements of the newest owners\' secrets, of both modes, never deadlock, and leave one secret of each mode each', async (t) => {
   const accounts = [];
   for (let i = 0; i < 6; i++) accounts.push(await newAccount(gw));
   const userIds = accounts.map((a) => a.userId);
   for (let round = 0; round < 5; round++) {
     const keepPrevious = round % 2 === 1;
-    const results = await Promise.allSettled(userIds.map((userId) => gw.app.db.transaction((trx) => replaceSecret(trx, { userId, teamId: null }, gw.app.encryptionKey, Date.now(), { keepPrevious }))));
+    const results = await Promise.allSettled(userIds.map((userId) => gw.app.db.transaction(async (trx) => {
+      const owner = { userId, teamId: null };
+      // a take-back ("sign out everywhere") replaces both modes; a rotation, here of each mode in turn, keeps the previous one
+      if (!keepPrevious) return replaceAllSecrets(trx, owner, gw.app.encryptionKey, Date.now());
+      for (const sandbox of [false, true]) await replaceSecret(trx, owner, { sandbox }, gw.app.encryptionKey, Date.now(), { keepPrevious });
+    })));
     const failed = results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason));
     t.deepEqual(failed, [], `round ${round}`);
   }
-  const counts = await gw.app.db('webhook_secrets').whereIn('user_id', userIds).groupBy('user_id').select('user_id').count({ n: '*' });
+  const counts = await gw.app.db('webhook_secrets').whereIn('user_id', userIds).groupBy('user_id', 'is_test').select('user_id', 'is_test').count({ n: '*' });
   // the last round kept no previous secret ("sign out everywhere")
-  t.deepEqual(counts.map((c) => Number(c.n)), userIds.map(() => 1));
+  t.deepEqual(counts.map((c) => Number(c.n)), userIds.flatMap(() => [1, 1]));
 });
 
 test.serial('an owner\'s first secret, made on first use, is made again when its transaction is picked as a deadlock victim', async (t) => {

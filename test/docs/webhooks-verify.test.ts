@@ -69,8 +69,9 @@ test.after.always(async () => {
   if (dir) await fs.rm(dir, { recursive: true, force: true });
 });
 
+/** The sandbox secret (a sandbox key reads it): delivery() submits with the sandbox key. */
 async function secret(): Promise<string> {
-  const res = await gw.server.inject({ method: 'GET', url: '/app/webhook_secret', headers: { 'x-api-key': acct.liveKey } });
+  const res = await gw.server.inject({ method: 'GET', url: '/app/webhook_secret', headers: { 'x-api-key': acct.testKey } });
   return (res.result as { secret: string }).secret;
 }
 
@@ -107,7 +108,7 @@ test.serial('the page\'s JavaScript and Python accept a real delivery and refuse
 
 test.serial('after a rotation both snippets verify a delivery with the old secret and with the new one', async (t) => {
   const before = await secret();
-  const rotated = await gw.server.inject({ method: 'POST', url: '/app/webhook_secret/rotate', headers: { 'x-api-key': acct.liveKey } });
+  const rotated = await gw.server.inject({ method: 'POST', url: '/app/webhook_secret/rotate', headers: { 'x-api-key': acct.testKey } });
   const after = (rotated.result as { secret: string }).secret;
   const { id, r } = await delivery();
   t.is(String(r.headers['webhook-signature']).split(' ').length, 2);

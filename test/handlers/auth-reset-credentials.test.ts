@@ -127,14 +127,16 @@ test.serial('a reset of a never-verified address whose take-back is picked as a 
   const code = await smtp.code(a.email);
   const res = await post('/auth/reset-password', { email: a.email, otp: code, new_password: 'the second password' });
   t.is(res.statusCode, 200, res.payload);
-  t.is(await victim.seen(), 2, 'the first attempt was the victim, the second committed');
+  t.is(await victim.seen(), 3, 'the first attempt was the victim (at its production secret), the second committed (a production and a sandbox secret)');
   t.regex(String((res.result as { detail: string }).detail), /API key/);
   t.is((await post('/auth/login', { email: a.email, password: PASSWORD })).statusCode, 401);
   const session = ((await post('/auth/login', { email: a.email, password: 'the second password' })).result as { access_token: string }).access_token;
   t.is(await balance({ authorization: `Bearer ${a.session}` }), 401);
   for (const key of a.keys) t.is(await balance({ 'x-api-key': key }), 401);
   t.is((await a.token()).status, 401);
-  t.is(Number((await gw.app.db('webhook_secrets').where({ user_id: userId }).count({ n: '*' }).first())?.n), 1, 'one new secret, none from the rolled-back attempt');
+  for (const isTest of [false, true]) {
+    t.is(Number((await gw.app.db('webhook_secrets').where({ user_id: userId, is_test: isTest }).count({ n: '*' }).first())?.n), 1, 'one new secret of each mode, none from the rolled-back attempt');
+  }
   t.not((await webhookSecret(session)).secret, a.secret);
   // the code was used by the attempt that committed only: one guess counted, and it works no more
   const codes = await gw.app.db('otp_codes').where({ user_id: userId, purpose: 'reset' }).select('attempts', 'consumed_at');

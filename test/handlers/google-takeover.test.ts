@@ -135,12 +135,14 @@ test.serial('a Google sign-in whose take-back is picked as a deadlock victim is 
   const callback = `/auth/google_callback${(await op.authorize((start.result as { url: string }).url, owner)).search}`;
   const back = await gw.server.inject({ method: 'GET', url: callback });
   t.is(back.statusCode, 200, back.payload);
-  t.is(await victim.seen(), 2, 'the first attempt was the victim, the second committed');
+  t.is(await victim.seen(), 3, 'the first attempt was the victim (at its production secret), the second committed (a production and a sandbox secret)');
   t.is(await userIdOf((back.result as { access_token: string }).access_token), userId);
   t.is((await gw.server.inject({ method: 'GET', url: '/app/user_details', headers: { authorization: `Bearer ${session}` } })).statusCode, 401, 'the squatter\'s session has ended');
   t.deepEqual((await gw.app.db('user_identities').where({ user_id: userId }).select('subject')).map((r: { subject: string }) => r.subject), [owner]);
   t.is((await googleSignIn(squatter)).statusCode, 409);
-  t.is(Number((await gw.app.db('webhook_secrets').where({ user_id: userId }).count({ n: '*' }).first())?.n), 1, 'one new secret, none from the rolled-back attempt');
+  for (const isTest of [false, true]) {
+    t.is(Number((await gw.app.db('webhook_secrets').where({ user_id: userId, is_test: isTest }).count({ n: '*' }).first())?.n), 1, 'one new secret of each mode, none from the rolled-back attempt');
+  }
   // the sign-in's state was used once, and its events were logged once
   t.is((await gw.server.inject({ method: 'GET', url: callback })).statusCode, 400);
   const events = log.parsed<Record<string, unknown>>().filter((l) => l.userId === userId);

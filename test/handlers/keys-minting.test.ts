@@ -283,14 +283,19 @@ test('a sandbox key revokes sandbox keys only', async (t) => {
   t.is((await call('DELETE', `/app/delete_api_keys/${theirs.id}`, apiKey(a.testKey))).status, 404);
 });
 
-test('a sandbox key cannot rotate the webhook secret, but can read it to verify sandbox deliveries', async (t) => {
+test('a sandbox key reads and rotates the sandbox webhook secret only, never the production one', async (t) => {
   const a = await newAccount(gw, 0);
+  const production = await call('GET', '/app/webhook_secret', apiKey(a.liveKey));
   const before = await call('GET', '/app/webhook_secret', apiKey(a.testKey));
   t.is(before.status, 200);
+  t.like(before.body, { sandbox: true });
+  t.like(production.body, { sandbox: false });
+  t.not(before.body.secret, production.body.secret);
   const rotated = await call('POST', '/app/webhook_secret/rotate', apiKey(a.testKey));
-  t.is(rotated.status, 403);
-  t.regex(String(rotated.body.detail), /sandbox/);
-  t.is((await call('GET', '/app/webhook_secret', apiKey(a.liveKey))).body.secret, before.body.secret);
+  t.is(rotated.status, 200);
+  t.like(rotated.body, { sandbox: true });
+  t.not(rotated.body.secret, before.body.secret);
+  t.is((await call('GET', '/app/webhook_secret', apiKey(a.liveKey))).body.secret, production.body.secret);
   t.is((await call('POST', '/app/webhook_secret/rotate', apiKey(a.liveKey))).status, 200);
 });
 

@@ -33,7 +33,7 @@ const post = (url: string, payload: object) => gw.server.inject({ method: 'POST'
 const balance = (headers: Record<string, string>) => gw.server.inject({ method: 'GET', url: '/account/balance', headers }).then((r) => r.statusCode);
 const passwordLogin = (email: string) => post('/auth/login', { email, password: PASSWORD }).then((r) => r.statusCode);
 
-/** An account registered with a password, with a session, a production and a sandbox key, an OAuth client with a live token, and a webhook secret; verified with the registration code or not. */
+/** An account registered with a password, with a session, a production and a sandbox key, an OAuth client with a live token, and its production and sandbox webhook secrets; verified with the registration code or not. */
 async function registered(opts: { verified: boolean }) {
   const email = `otp-${crypto.randomBytes(5).toString('hex')}@example.com`;
   const reg = await post('/auth/register', { email, password: PASSWORD });
@@ -50,7 +50,9 @@ async function registered(opts: { verified: boolean }) {
   const token = async () => tokenRequest(gw, { grant_type: 'client_credentials' }, { authorization: basic(client.client_id, client.client_secret) });
   const accessToken = (await token()).body.access_token as string;
   const secret = ((await gw.server.inject({ method: 'GET', url: '/app/webhook_secret', headers: auth })).result as { secret: string }).secret;
-  return { email, session, keys, token, accessToken, secret };
+  // the sandbox key reads the sandbox secret
+  const sandboxSecret = ((await gw.server.inject({ method: 'GET', url: '/app/webhook_secret', headers: { 'x-api-key': keys[1]! } })).result as { secret: string }).secret;
+  return { email, session, keys, token, accessToken, secret, sandboxSecret };
 }
 
 /** The mailbox's owner asks for a code and signs in with it. */
@@ -61,8 +63,8 @@ async function codeSignIn(email: string, query = '') {
   return res;
 }
 
-async function webhookSecret(session: string) {
-  return (await gw.server.inject({ method: 'GET', url: '/app/webhook_secret', headers: { authorization: `Bearer ${session}` } })).result as { secret: string; previous: unknown[] };
+async function webhookSecret(session: string, query = '') {
+  return (await gw.server.inject({ method: 'GET', url: `/app/webhook_secret${query}`, headers: { authorization: `Bearer ${session}` } })).result as { secret: string; previous: unknown[]; sandbox: boolean };
 }
 
 test('a code sign-in that first proves the address takes back the password, sessions, keys, clients, tokens and webhook secret set up before', async (t) => {
@@ -84,6 +86,12 @@ test('a code sign-in that first proves the address takes back the password, sess
   const now = await webhookSecret(body.access_token);
   t.not(now.secret, a.secret);
   t.deepEqual(now.previous, []);
+  // the squatter's sandbox key could read the sandbox secret: it is replaced too, with no overlap
+  const sandbox = await webhookSecret(body.access_token, '?sandbox=true');
+  t.true(sandbox.sandbox);
+  t.not(sandbox.secret, a.sandboxSecret);
+  t.not(sandbox.secret, now.secret);
+  t.deepEqual(sandbox.previous, []);
 });
 
 test('a code sign-in that first proves the address also revokes the embed codes, disables the studios, revokes the invites sent and removes the alert webhook URL', async (t) => {
@@ -123,7 +131,7 @@ test.serial('a code sign-in whose take-back is picked as a deadlock victim is re
   const code = await smtp.code(a.email);
   const res = await post('/auth/login-otp', { email: a.email, otp: code });
   t.is(res.statusCode, 200, res.payload);
-  t.is(await victim.seen(), 2, 'the first attempt was the victim, the second committed');
+  t.is(await victim.seen(), 3, 'the first attempt was the victim (at its production secret), the second committed (a production and a sandbox secret)');
   const body = res.result as { access_token: string; detail?: string };
   t.regex(String(body.detail), /password.*removed/);
   t.is(await balance({ authorization: `Bearer ${body.access_token}` }), 200, 'the owner is signed in');
@@ -131,7 +139,9 @@ test.serial('a code sign-in whose take-back is picked as a deadlock victim is re
   t.is(await balance({ authorization: `Bearer ${a.session}` }), 401);
   for (const key of a.keys) t.is(await balance({ 'x-api-key': key }), 401);
   t.is((await a.token()).status, 401);
-  t.is(Number((await gw.app.db('webhook_secrets').where({ user_id: userId }).count({ n: '*' }).first())?.n), 1, 'one new secret, none from the rolled-back attempt');
+  for (const isTest of [false, true]) {
+    t.is(Number((await gw.app.db('webhook_secrets').where({ user_id: userId, is_test: isTest }).count({ n: '*' }).first())?.n), 1, 'one new secret of each mode, none from the rolled-back attempt');
+  }
   t.not((await webhookSecret(body.access_token)).secret, a.secret);
   // the code was used by the attempt that committed only: one guess counted, and it works no more
   const codes = await gw.app.db('otp_codes').where({ user_id: userId, purpose: 'otp' }).whereNotNull('consumed_at').select('attempts');

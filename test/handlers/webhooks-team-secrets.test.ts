@@ -113,7 +113,7 @@ test('first uses at once create one team secret: the teams row serialises them',
   t.is((await gw.app.db('team_webhook_secrets').where({ team_id: teamId })).length, 1);
 });
 
-test('rotating with team_id replaces the team\'s secret only; a sandbox team key may not rotate it', async (t) => {
+test('rotating with team_id replaces the team\'s secret only; a sandbox team key rotates the team\'s sandbox secret, never the production one', async (t) => {
   const teamId = await newTeam('Rotate');
   const before = await secretOf(owner.session, teamId);
   const personal = await secretOf(dev.session);
@@ -123,9 +123,15 @@ test('rotating with team_id replaces the team\'s secret only; a sandbox team key
   t.is(rotated.body.previous.length, 1);
   t.is(await secretOf(owner.session, teamId), rotated.body.secret);
   t.is(await secretOf(dev.session), personal, 'the member\'s own secret is untouched');
-  const sandbox = await call('rotateWebhookSecret', { as: await teamKey(teamId, true) });
-  t.is(sandbox.status, 403);
-  t.is(await secretOf(owner.session, teamId), rotated.body.secret);
+  const sandboxKey = await teamKey(teamId, true);
+  const sandboxBefore = await secretOf(sandboxKey);
+  t.not(sandboxBefore, rotated.body.secret);
+  const sandbox = await call<SecretBody & { sandbox: boolean }>('rotateWebhookSecret', { as: sandboxKey });
+  t.is(sandbox.status, 200);
+  t.true(sandbox.body.sandbox);
+  t.not(sandbox.body.secret, sandboxBefore);
+  t.is(await secretOf(sandboxKey), sandbox.body.secret);
+  t.is(await secretOf(owner.session, teamId), rotated.body.secret, 'the team\'s production secret is unchanged');
 });
 
 test.serial('a team prediction\'s delivery is signed with the team\'s secret, not the member\'s nor the key creator\'s; a personal one with the account\'s', async (t) => {

@@ -27,8 +27,8 @@ async function account(gw: TestGateway): Promise<Account> {
   return acct;
 }
 
-async function secretOf(gw: TestGateway, acct: Account): Promise<string> {
-  const res = await gw.server.inject({ method: 'GET', url: '/app/webhook_secret', headers: { 'x-api-key': acct.liveKey } });
+async function secretOf(gw: TestGateway, acct: Account, key = acct.liveKey): Promise<string> {
+  const res = await gw.server.inject({ method: 'GET', url: '/app/webhook_secret', headers: { 'x-api-key': key } });
   return (res.result as { secret: string }).secret;
 }
 
@@ -208,7 +208,7 @@ test.serial('a sandbox prediction, finished when accepted, sends its result only
   t.is((await gw.app.db('webhook_deliveries').where({ prediction_id: id })).length, 1);
   t.is((await gw.app.db('webhook_event_filters').whereIn('prediction_id', [id, none])).length, 0);
   await gw.app.queue.drain(10_000);
-  t.deepEqual(verified(await secretOf(gw, acct), receiver.received).map((b) => [b.id, b.status, b.event]), [[id, 'completed', undefined]]);
+  t.deepEqual(verified(await secretOf(gw, acct, acct.testKey), receiver.received).map((b) => [b.id, b.status, b.event]), [[id, 'completed', undefined]]);
 });
 
 /** A running prediction with a filter, made directly (the worker never sees it). */

@@ -46,8 +46,9 @@ async function noAttemptPending(): Promise<void> {
   await waitFor(async () => (await waitingMessages(gw.app.config.amqpPrefix, webhooks)) === 0, { what: 'no webhook message left on the broker' });
 }
 
-async function secret(): Promise<string> {
-  const res = await gw.server.inject({ method: 'GET', url: '/app/webhook_secret', headers: { 'x-api-key': acct.liveKey } });
+/** The secret `key` reads: a sandbox key's (submit's default), the one that signs sandbox predictions' deliveries. */
+async function secret(key = acct.testKey): Promise<string> {
+  const res = await gw.server.inject({ method: 'GET', url: '/app/webhook_secret', headers: { 'x-api-key': key } });
   return (res.result as { secret: string }).secret;
 }
 
@@ -168,7 +169,7 @@ test.serial('429 with Retry-After is honoured', async (t) => {
 
 test.serial('after a rotation deliveries carry both signatures, and either secret verifies', async (t) => {
   const before = await secret();
-  const rotated = await gw.server.inject({ method: 'POST', url: '/app/webhook_secret/rotate', headers: { 'x-api-key': acct.liveKey } });
+  const rotated = await gw.server.inject({ method: 'POST', url: '/app/webhook_secret/rotate', headers: { 'x-api-key': acct.testKey } });
   const after = (rotated.result as { secret: string; previous: unknown[] });
   t.not(after.secret, before);
   t.regex(after.secret, /^whsec_/);
@@ -190,13 +191,13 @@ test.serial('however often the secret is rotated, a delivery carries at most two
   const a = await newAccount(gw, 0);
   const secrets: string[] = [];
   for (let i = 0; i < 12; i++) {
-    const res = await gw.server.inject({ method: 'POST', url: '/app/webhook_secret/rotate', headers: { 'x-api-key': a.liveKey } });
+    const res = await gw.server.inject({ method: 'POST', url: '/app/webhook_secret/rotate', headers: { 'x-api-key': a.testKey } });
     t.is(res.statusCode, 200);
     const body = res.result as { secret: string; previous: unknown[] };
     t.true(body.previous.length <= 1);
     secrets.push(body.secret);
   }
-  t.is((await gw.app.db('webhook_secrets').where({ user_id: a.userId })).length, 2);
+  t.is((await gw.app.db('webhook_secrets').where({ user_id: a.userId, is_test: true })).length, 2);
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());
   const res = await gw.server.inject({ method: 'POST', url: `/api/v1/canvas-v1-fast-text-to-image?webhook=${encodeURIComponent(receiver.url)}`, headers: { 'x-api-key': a.testKey }, payload: { prompt: 'hook', width: 64, height: 64 } });
@@ -254,7 +255,7 @@ test.serial('a test event is sent at once, signed with the current secret, and i
   t.is(receiver.received.length, 1);
   const r = receiver.received[0]!;
   t.is(r.headers['webhook-id'], answer.webhook_id);
-  const event = new Webhook(await secret()).verify(r.body, r.headers as Record<string, string>) as { type: string; id: string };
+  const event = new Webhook(await secret(acct.liveKey)).verify(r.body, r.headers as Record<string, string>) as { type: string; id: string };
   t.is(event.type, 'webhook.test');
   t.is(event.id, answer.webhook_id);
   // a failing receiver: said, not retried

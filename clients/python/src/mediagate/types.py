@@ -133,6 +133,7 @@ class _Previous(TypedDict):
 
 class WebhookSecret(TypedDict):
     secret: str
+    sandbox: bool
     created_at: str
     previous: List[_Previous]
 

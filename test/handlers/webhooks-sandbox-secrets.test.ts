@@ -1,0 +1,154 @@
+// An owner's sandbox webhook signing secret, over HTTP on MariaDB and RabbitMQ with a worker in the
+// process and real receivers: a sandbox key reads and rotates it and never the production one; a
+// session (or a production key) reads and rotates the production one, and the sandbox one with
+// sandbox=true; a sandbox prediction's delivery is signed with the sandbox secret only, a
+// production one's with the production secret only, for an account and for a team alike.
+import test from 'ava';
+import { Webhook } from 'standardwebhooks';
+import { startGateway, newAccount } from '../helpers/gateway.ts';
+import type { Account, TestGateway } from '../helpers/gateway.ts';
+import { callOperation } from '../helpers/operation.ts';
+import type { CallOptions } from '../helpers/operation.ts';
+import { waitFor } from '../helpers/services.ts';
+import { startReceiver } from '../helpers/receiver.ts';
+import type { Received } from '../helpers/receiver.ts';
+import { creditTeam } from '../../db/wallet/moves.ts';
+
+const MODEL = 'canvas-v1-fast-text-to-image';
+const INPUT = { prompt: 'which secret', width: 64, height: 64 };
+
+let gw: TestGateway;
+
+interface SecretBody { secret: string; sandbox: boolean; previous: unknown[] }
+const call = <T = Record<string, unknown>>(operationId: string, opts: CallOptions) => callOperation<T>(gw, operationId, opts);
+
+async function secretOf(as: string, query: CallOptions['query'] = {}): Promise<SecretBody> {
+  const res = await call<SecretBody>('getWebhookSecret', { as, query });
+  if (res.status !== 200) throw new Error(JSON.stringify(res.body));
+  return res.body;
+}
+
+/** Submits with a webhook to a fresh receiver and resolves with the one delivery it gets. */
+async function delivered(t: { teardown(fn: () => Promise<void>): void }, as: string, query: Record<string, string | number> = {}): Promise<Received> {
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const res = await call(MODEL, { as, body: INPUT, query: { ...query, webhook: receiver.url } });
+  if (res.status !== 200) throw new Error(JSON.stringify(res.body));
+  await waitFor(() => receiver.received.length === 1, { what: 'the delivery', timeoutMs: 30_000 });
+  return receiver.received[0]!;
+}
+
+function verifies(secret: string, r: Received): boolean {
+  try {
+    new Webhook(secret).verify(r.body, r.headers as Record<string, string>);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test.before(async () => {
+  gw = await startGateway({ worker: true, env: { WEBHOOK_ALLOW_INSECURE: 'true' } });
+});
+test.after.always(async () => {
+  await gw?.stop();
+});
+
+test('a sandbox key reads the sandbox secret, never the session\'s; a session or production key reads it with sandbox=true', async (t) => {
+  const a = await newAccount(gw, 0);
+  const production = await secretOf(a.session);
+  t.false(production.sandbox);
+  t.is((await secretOf(a.liveKey)).secret, production.secret);
+  t.is((await secretOf(a.session, { sandbox: false })).secret, production.secret);
+  const sandbox = await secretOf(a.testKey);
+  t.true(sandbox.sandbox);
+  t.regex(sandbox.secret, /^whsec_/);
+  t.not(sandbox.secret, production.secret);
+  t.deepEqual(await secretOf(a.testKey, { sandbox: true }), sandbox);
+  t.deepEqual(await secretOf(a.session, { sandbox: true }), sandbox);
+  t.deepEqual(await secretOf(a.liveKey, { sandbox: true }), sandbox);
+
+  // a sandbox key asking for the production secret is refused, not answered with the other one
+  for (const operationId of ['getWebhookSecret', 'rotateWebhookSecret']) {
+    const refused = await call(operationId, { as: a.testKey, query: { sandbox: false } });
+    t.is(refused.status, 403);
+    t.is(refused.body.code, 'forbidden');
+    t.regex(String(refused.body.detail), /sandbox key can read and rotate only the sandbox signing secret/);
+  }
+  t.is((await secretOf(a.session)).secret, production.secret, 'nothing rotated');
+});
+
+test('a sandbox key\'s rotation replaces the sandbox secret only; a session rotates it with sandbox=true, and the production one without', async (t) => {
+  const a = await newAccount(gw, 0);
+  const production = (await secretOf(a.session)).secret;
+  const sandbox = (await secretOf(a.testKey)).secret;
+
+  const byKey = await call<SecretBody>('rotateWebhookSecret', { as: a.testKey });
+  t.is(byKey.status, 200);
+  t.true(byKey.body.sandbox);
+  t.not(byKey.body.secret, sandbox);
+  t.is(byKey.body.previous.length, 1, 'the sandbox secret it replaced keeps signing for a while');
+  t.is((await secretOf(a.session)).secret, production, 'the production secret is unchanged');
+  t.deepEqual((await secretOf(a.session)).previous, []);
+
+  const bySession = await call<SecretBody>('rotateWebhookSecret', { as: a.session, query: { sandbox: true } });
+  t.is(bySession.status, 200);
+  t.true(bySession.body.sandbox);
+  t.not(bySession.body.secret, byKey.body.secret);
+  t.is((await secretOf(a.testKey)).secret, bySession.body.secret);
+  t.is((await secretOf(a.session)).secret, production);
+
+  const productionRotated = await call<SecretBody>('rotateWebhookSecret', { as: a.session });
+  t.is(productionRotated.status, 200);
+  t.false(productionRotated.body.sandbox);
+  t.not(productionRotated.body.secret, production);
+  t.is((await secretOf(a.testKey)).secret, bySession.body.secret, 'the sandbox secret is unchanged');
+});
+
+test.serial('a sandbox prediction\'s delivery verifies with the sandbox secret and not the production one; a production delivery the other way round', async (t) => {
+  const a: Account = await newAccount(gw, 10_000);
+  const production = (await secretOf(a.session)).secret;
+  const sandbox = (await secretOf(a.testKey)).secret;
+
+  const bySandboxKey = await delivered(t, a.testKey);
+  t.true(verifies(sandbox, bySandboxKey));
+  t.false(verifies(production, bySandboxKey));
+  t.is(String(bySandboxKey.headers['webhook-signature']).split(' ').length, 1);
+
+  const byLiveKey = await delivered(t, a.liveKey);
+  t.true(verifies(production, byLiveKey));
+  t.false(verifies(sandbox, byLiveKey));
+  t.is(String(byLiveKey.headers['webhook-signature']).split(' ').length, 1);
+
+  // a test event: a sandbox key's is signed as its predictions' deliveries are
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  for (const key of [a.testKey, a.liveKey]) t.is((await call('sendWebhookTest', { as: key, body: { url: receiver.url } })).status, 200);
+  t.true(verifies(sandbox, receiver.received[0]!));
+  t.false(verifies(production, receiver.received[0]!));
+  t.true(verifies(production, receiver.received[1]!));
+  t.false(verifies(sandbox, receiver.received[1]!));
+});
+
+test.serial('a team\'s sandbox prediction is signed with the team\'s sandbox secret, its production one with the team\'s production secret', async (t) => {
+  const owner = await newAccount(gw, 0);
+  const created = await call('createTeam', { as: owner.session, body: { name: 'Modes' } });
+  t.is(created.status, 201);
+  const teamId = Number(created.body.id);
+  await gw.app.db.transaction((trx) => creditTeam(trx, teamId, owner.userId, 10_000, 'topup', 'test credit', Date.now()));
+  const key = async (isTest: boolean) => (await call<{ key: string }>('createTeamApiKey', { as: owner.session, params: { team_id: teamId }, body: { name: 'ci', is_test: isTest } })).body.key;
+  const [liveKey, testKey] = [await key(false), await key(true)];
+  const production = (await secretOf(owner.session, { team_id: teamId })).secret;
+  const sandbox = await secretOf(testKey);
+  t.true(sandbox.sandbox);
+  t.deepEqual(await secretOf(owner.session, { team_id: teamId, sandbox: true }), sandbox);
+  t.not(sandbox.secret, production);
+  t.not(sandbox.secret, (await secretOf(owner.testKey)).secret, 'never the member\'s own sandbox secret');
+
+  const sandboxDelivery = await delivered(t, testKey);
+  t.true(verifies(sandbox.secret, sandboxDelivery));
+  t.false(verifies(production, sandboxDelivery));
+  const productionDelivery = await delivered(t, liveKey);
+  t.true(verifies(production, productionDelivery));
+  t.false(verifies(sandbox.secret, productionDelivery));
+});

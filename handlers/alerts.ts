@@ -60,6 +60,8 @@ export const listAlertsRoute: Handler<'listAlerts'> = async ({ app, caller }) =>
  * Nothing is recorded or retried (as POST /app/webhook_test, whose per-minute budget it shares).
  */
 export const sendAlertTest: Handler<'sendAlertTest'> = async ({ app, caller, body }) => {
+  // signed with the production secret, which a sandbox key must never get a signature of
+  refuseSandboxKey(caller, 'send a test alert (alerts are signed with the production signing secret)');
   const s = await alertSettings(app.db, caller.owner);
   const url = body.url ?? s?.webhookUrl ?? null;
   if (url === null) {

@@ -2124,7 +2124,7 @@ export interface paths {
         put?: never;
         /**
          * Send a signed test alert to the alert webhook URL
-         * @description Sends one `alert.test` event at once to `url`, or when it is left out to the wallet's saved `webhook_url`, signed like every alert's delivery with the current production signing secret (the account's, or with `team_id` the team's). Its body has the shape of a real alert event, with a sample low-balance alert (its `id` is null: nothing was recorded). One attempt, no retries, nothing recorded; the answer says what the receiver answered. The URL is checked as a submit's `webhook` is. Test alerts and `POST /app/webhook_test` events together: at most 10 a minute per account (or team); past that, 429 with `Retry-After`.
+         * @description Sends one `alert.test` event at once to `url`, or when it is left out to the wallet's saved `webhook_url`, signed like every alert's delivery with the current production signing secret (the account's, or with `team_id` the team's). Its body has the shape of a real alert event, with a sample low-balance alert (its `id` is null: nothing was recorded). One attempt, no retries, nothing recorded; the answer says what the receiver answered. The URL is checked as a submit's `webhook` is. Test alerts and `POST /app/webhook_test` events together: at most 10 a minute per account (or team); past that, 429 with `Retry-After`. A sandbox key is refused (403): it never gets a signature made with the production secret.
          */
         post: operations["sendAlertTest"];
         delete?: never;

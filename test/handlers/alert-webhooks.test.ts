@@ -216,6 +216,10 @@ test('a test alert goes to the saved URL or the one given, signed with the walle
   t.is(none.status, 422);
   t.regex(none.body.detail[0]!.msg, /no alert webhook URL is saved/);
   t.is((await callOperation(gw, 'sendAlertTest', { as: a.session, body: { url: 'ftp://hooks.example.com/x' } })).status, 422);
+  // a sandbox key never gets anything signed with the production secret
+  const sandbox = await callOperation<{ code: string }>(gw, 'sendAlertTest', { as: a.testKey, body: { url: hook.url } });
+  t.is(sandbox.status, 403);
+  t.is(hook.received.length, 0);
 
   await setAlerts(gw, a, { low_balance_threshold: 500, webhook_url: hook.url });
   const sent = await callOperation<{ delivered: boolean; status_code: number; webhook_id: string }>(gw, 'sendAlertTest', { as: a.session, body: {} });

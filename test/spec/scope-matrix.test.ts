@@ -128,7 +128,7 @@ const SCOPE_OF: Readonly<Record<string, string | null>> = {
 };
 
 /** Operations a sandbox key is refused (403) although API keys are accepted: a sandbox key does only sandbox things (issue 16). */
-const SANDBOX_REFUSED = new Set(['createApiKey', 'generateApiKey', 'updateAlertSettings']);
+const SANDBOX_REFUSED = new Set(['createApiKey', 'generateApiKey', 'updateAlertSettings', 'sendAlertTest']);
 
 /** Protected operations that refuse API keys (the rest accept one). */
 const NO_API_KEY = new Set(['createOAuthClient', 'listOAuthClients', 'deleteOAuthClient', 'logout', 'requestAccountDeletion', 'cancelAccountDeletion',

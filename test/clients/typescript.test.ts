@@ -5,13 +5,14 @@ import test from 'ava';
 import { Webhook } from 'standardwebhooks';
 import {
   AbortError, AuthenticationError, ConflictError, GatewayError, InsufficientCreditError, Mediagate, MediagateError, NotFoundError,
-  PredictionFailedError, TimeoutError, ValidationError, WebhookVerificationError, verifyWebhook,
+  PermissionError, PredictionFailedError, TimeoutError, ValidationError, WebhookVerificationError, verifyWebhook,
 } from '../../clients/typescript/src/index.ts';
 import type { Prediction } from '../../clients/typescript/src/index.ts';
 import { backoffMs, DEFAULT_RETRY } from '../../clients/typescript/src/http.ts';
 import { accountWithEmail, startListeningGateway } from '../helpers/listening.ts';
 import type { ListeningGateway } from '../helpers/listening.ts';
 import { createClient } from '../helpers/oauth.ts';
+import { createTeam } from '../../db/teams.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { waitFor } from '../helpers/services.ts';
 
@@ -433,6 +434,50 @@ test('verifyWebhook accepts a real delivery, both secrets after a rotation, and 
   const signature = reference.sign('msg_1', at, '{"id":"p"}');
   const ok = await verifyWebhook('{"id":"p"}', { 'webhook-id': 'msg_1', 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signature }, newSecret);
   t.is(ok.id, 'p');
+});
+
+test('webhooks.secret and rotateSecret take { sandbox: true }: the secret sandbox deliveries are signed with, rotated alone', async (t) => {
+  const account = await accountWithEmail(gw, 1000);
+  const client = new Mediagate({ baseUrl: gw.baseUrl, apiKey: account.liveKey });
+  const sandboxKey = new Mediagate({ baseUrl: gw.baseUrl, apiKey: account.testKey });
+  const production = await client.webhooks.secret();
+  t.false(production.sandbox);
+  t.deepEqual(await client.webhooks.secret({ sandbox: false }), production);
+  const sandbox = await client.webhooks.secret({ sandbox: true });
+  t.true(sandbox.sandbox);
+  t.not(sandbox.secret, production.secret);
+  // a sandbox key gets the sandbox secret without asking, and is refused the production one
+  t.deepEqual(await sandboxKey.webhooks.secret(), sandbox);
+  await t.throwsAsync(sandboxKey.webhooks.secret({ sandbox: false }), { instanceOf: PermissionError });
+
+  const rotated = await client.webhooks.rotateSecret({ sandbox: true });
+  t.true(rotated.sandbox);
+  t.not(rotated.secret, sandbox.secret);
+  t.is(rotated.previous.length, 1);
+  const unchanged = await client.webhooks.secret();
+  t.is(unchanged.secret, production.secret);
+  t.deepEqual(unchanged.previous, []);
+
+  // a sandbox prediction's delivery verifies with the rotated sandbox secret, never the production one
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const run = await sandboxKey.run(MODEL, { prompt: 'sandbox hook', width: 64, height: 64 }, { webhook: receiver.url });
+  await waitFor(() => receiver.received.length === 1, { what: 'the sandbox delivery' });
+  const delivery = receiver.received[0]!;
+  const headers = delivery.headers as Record<string, string>;
+  t.is((await verifyWebhook(delivery.body, headers, rotated.secret)).id, run.id);
+  await t.throwsAsync(verifyWebhook(delivery.body, headers, production.secret), { instanceOf: WebhookVerificationError });
+
+  // with a team (the client's, or the call's teamId), the team's own sandbox secret
+  const team = await createTeam(gw.app.db, account.userId, 'client hooks', Date.now());
+  const forTeam = new Mediagate({ baseUrl: gw.baseUrl, apiKey: account.liveKey, teamId: team.id });
+  const teamSandbox = await forTeam.webhooks.secret({ sandbox: true });
+  t.like(teamSandbox, { sandbox: true });
+  t.not(teamSandbox.secret, rotated.secret);
+  const teamRotated = await client.webhooks.rotateSecret({ sandbox: true, teamId: team.id });
+  t.not(teamRotated.secret, teamSandbox.secret);
+  t.is((await forTeam.webhooks.secret()).sandbox, false);
+  t.is((await client.webhooks.secret({ sandbox: true })).secret, rotated.secret, 'the account\'s sandbox secret is unchanged');
 });
 
 test('webhookEvents asks for events while it runs: the start, then the result, both verified', async (t) => {

@@ -67,6 +67,15 @@ export interface RunOptions extends SubmitOptions, Omit<WaitOptions, 'signal' | 
   onSubmitted?: ((submitted: Submitted) => void) | undefined;
 }
 
+export interface WebhookSecretOptions extends CallOptions {
+  /**
+   * `true`: the sandbox secret, which signs sandbox predictions' deliveries; `false` or left out:
+   * the production one, which signs production predictions' and alerts' (a sandbox key is
+   * refused `false`, and always gets the sandbox secret)
+   */
+  sandbox?: boolean | undefined;
+}
+
 export interface UploadOptions extends CallOptions {
   /** the file's name; its extension selects the content type (required unless `file` is a File) */
   filename?: string | undefined;
@@ -134,6 +143,10 @@ export class Mediagate {
   private team(opts: CallOptions | undefined): Query {
     const team = opts?.teamId ?? this.teamId;
     return team === undefined ? {} : { team_id: team };
+  }
+
+  private secretQuery(opts: WebhookSecretOptions): Query {
+    return { ...this.team(opts), sandbox: opts.sandbox };
   }
 
   // ------------------------------------------------------------------------------------------
@@ -313,11 +326,15 @@ export class Mediagate {
   };
 
   readonly webhooks = {
-    /** The signing secret of the account (or the team's) that verifyWebhook needs. */
-    secret: async (opts: CallOptions = {}): Promise<WebhookSecret> =>
-      (await this.transport.request<WebhookSecret>({ method: 'GET', path: '/app/webhook_secret', query: this.team(opts), signal: opts.signal })).body,
-    /** Issues a new secret; for a while deliveries carry a signature for each of the two. */
-    rotateSecret: async (opts: CallOptions = {}): Promise<WebhookSecret> =>
-      (await this.transport.request<WebhookSecret>({ method: 'POST', path: '/app/webhook_secret/rotate', query: this.team(opts), signal: opts.signal })).body,
+    /**
+     * The signing secret of the account (or the team's) that verifyWebhook needs: the production
+     * one, or with `{ sandbox: true }` the one sandbox predictions' deliveries are signed with
+     * (`sandbox` in the answer says which). A sandbox key always gets the sandbox one.
+     */
+    secret: async (opts: WebhookSecretOptions = {}): Promise<WebhookSecret> =>
+      (await this.transport.request<WebhookSecret>({ method: 'GET', path: '/app/webhook_secret', query: this.secretQuery(opts), signal: opts.signal })).body,
+    /** Issues a new secret of the same kind (`{ sandbox: true }`: the sandbox one; the other is unchanged); for a while deliveries carry a signature for each of the two. */
+    rotateSecret: async (opts: WebhookSecretOptions = {}): Promise<WebhookSecret> =>
+      (await this.transport.request<WebhookSecret>({ method: 'POST', path: '/app/webhook_secret/rotate', query: this.secretQuery(opts), signal: opts.signal })).body,
   };
 }

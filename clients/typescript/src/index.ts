@@ -1,7 +1,7 @@
 // @mediagate/client: a typed client for a mediagate gateway. Web APIs only (fetch, AbortSignal,
 // ReadableStream, TextDecoder, crypto.subtle): Node 20+, browsers and edge runtimes.
 export { Mediagate } from './client.ts';
-export type { MediagateOptions, CallOptions, SubmitOptions, RunOptions, UploadOptions, Uploaded, HistoryQuery } from './client.ts';
+export type { MediagateOptions, CallOptions, SubmitOptions, RunOptions, UploadOptions, Uploaded, HistoryQuery, WebhookSecretOptions } from './client.ts';
 export type { OAuthClientCredentials } from './auth.ts';
 export type { RetryPolicy } from './http.ts';
 export type { StreamOptions, WaitOptions } from './follow.ts';

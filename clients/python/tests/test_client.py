@@ -399,6 +399,43 @@ class WebhooksTest(unittest.TestCase):
         with self.assertRaisesRegex(WebhookVerificationError, "missing"):
             verify_webhook(second["body"], {"webhook-id": "x"}, new)
 
+    def test_sandbox_true_reads_and_rotates_the_sandbox_secret_alone_which_signs_sandbox_deliveries(self) -> None:
+        client = live()
+        sandbox_key = Mediagate(BASE, api_key=ENV["MEDIAGATE_TEST_SANDBOX_KEY"])
+        production = client.webhooks.secret()
+        self.assertIs(production["sandbox"], False)
+        self.assertEqual(client.webhooks.secret(sandbox=False), production)
+        sandbox = client.webhooks.secret(sandbox=True)
+        self.assertIs(sandbox["sandbox"], True)
+        self.assertNotEqual(sandbox["secret"], production["secret"])
+        # a sandbox key gets the sandbox secret without asking, and is refused the production one
+        self.assertEqual(sandbox_key.webhooks.secret(), sandbox)
+        with self.assertRaises(ForbiddenError):
+            sandbox_key.webhooks.secret(sandbox=False)
+
+        rotated = client.webhooks.rotate_secret(sandbox=True)
+        self.assertIs(rotated["sandbox"], True)
+        self.assertNotEqual(rotated["secret"], sandbox["secret"])
+        self.assertEqual(len(rotated["previous"]), 1)
+        self.assertEqual(client.webhooks.secret()["secret"], production["secret"], "the production secret is unchanged")
+
+        # a sandbox prediction's delivery verifies with the sandbox secret, never the production one
+        receiver = Receiver()
+        self.addCleanup(receiver.close)
+        run = sandbox_key.run(MODEL, dict(SMALL, prompt="sandbox hook"), webhook=receiver.url)
+        delivery = wait_until(lambda: receiver.received[:1], "the sandbox delivery")[0]
+        self.assertEqual(verify_webhook(delivery["body"], delivery["headers"], rotated["secret"])["id"], run["id"])
+        with self.assertRaises(WebhookVerificationError):
+            verify_webhook(delivery["body"], delivery["headers"], production["secret"])
+
+        # with team_id, the team's own
+        team = int(ENV["MEDIAGATE_TEST_TEAM_ID"])
+        team_sandbox = client.webhooks.secret(sandbox=True, team_id=team)
+        self.assertIs(team_sandbox["sandbox"], True)
+        self.assertNotEqual(team_sandbox["secret"], rotated["secret"])
+        self.assertNotEqual(client.webhooks.rotate_secret(sandbox=True, team_id=team)["secret"], team_sandbox["secret"])
+        self.assertEqual(client.webhooks.secret(sandbox=True)["secret"], rotated["secret"], "the account's sandbox secret is unchanged")
+
     def test_webhook_events_ask_for_the_start_before_the_result(self) -> None:
         client = live()
         receiver = Receiver()

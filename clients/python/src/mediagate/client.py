@@ -370,11 +370,18 @@ class _Webhooks:
     def __init__(self, client: Mediagate) -> None:
         self._c = client
 
-    def secret(self, *, team_id: Optional[int] = None) -> WebhookSecret:
-        """The signing secret of the account (or the team's) that verify_webhook needs."""
-        return self._c._t.request("GET", "/app/webhook_secret", self._c._team(team_id))
+    def secret(self, *, sandbox: Optional[bool] = None, team_id: Optional[int] = None) -> WebhookSecret:
+        """The signing secret of the account (or the team's) that verify_webhook needs: the production
+        one, or with ``sandbox=True`` the one sandbox predictions' deliveries are signed with
+        (``sandbox`` in the answer says which). A sandbox key always gets the sandbox one."""
+        return self._c._t.request("GET", "/app/webhook_secret", self._query(sandbox, team_id))
 
-    def rotate_secret(self, *, team_id: Optional[int] = None) -> WebhookSecret:
-        """Issues a new secret; for a while deliveries carry a signature for each of the two."""
-        return self._c._t.request("POST", "/app/webhook_secret/rotate", self._c._team(team_id))
+    def rotate_secret(self, *, sandbox: Optional[bool] = None, team_id: Optional[int] = None) -> WebhookSecret:
+        """Issues a new secret of that kind (``sandbox=True``: the sandbox one; the other is unchanged);
+        for a while deliveries carry a signature for each of the two."""
+        return self._c._t.request("POST", "/app/webhook_secret/rotate", self._query(sandbox, team_id))
+
+    def _query(self, sandbox: Optional[bool], team_id: Optional[int]) -> Dict[str, Any]:
+        # left out (None), nothing is sent: the production secret, or a sandbox key's own
+        return dict(self._c._team(team_id), sandbox=sandbox)
 

@@ -1,7 +1,7 @@
-// The webhook signing secret (Standard Webhooks): reveal, copy, rotate; send a signed test event to a
+// The webhook signing secrets (Standard Webhooks), production and sandbox: reveal, copy, rotate each; send a signed test event to a
 // URL; the delivery log of every run, by status, with redelivery.
 import { html, useEffect, useRef, useState } from '/dashboard/vendor/preact-htm.js';
-import { api } from '../api.js';
+import { api, session } from '../api.js';
 import { CopyButton, LastAnswer, Notice, when } from './ui.js';
 
 const DELIVERY_STATUSES = ['pending', 'delivered', 'gone', 'dead'];
@@ -54,15 +54,45 @@ function DeliveryLog() {
   </section>`;
 }
 
-export function Webhooks() {
+/**
+ * Each owner (the account, or the team acted for) has two signing secrets: a receiver verifies
+ * production deliveries with one and sandbox deliveries with the other, and rotates each alone.
+ */
+const SECRETS = [
+  { sandbox: false, id: 'production', title: 'Production signing secret', signs: 'Signs the deliveries of production runs and of alerts (low balance, budget, key spend).' },
+  { sandbox: true, id: 'sandbox', title: 'Sandbox signing secret', signs: 'Signs the deliveries of sandbox runs (made with a sandbox key) only. A sandbox key can read and rotate this secret, never the production one.' },
+];
+
+function SigningSecret({ kind }) {
   const [secret, setSecret] = useState(null);
   const [shown, setShown] = useState(false);
   const [error, setError] = useState(null);
-  useEffect(() => { api('GET', '/app/webhook_secret', { team: true }).then((r) => setSecret(r.body), setError); }, []);
+  // sandbox=false is sent too: the production card asks for the production secret by name
+  const query = { sandbox: kind.sandbox };
+  useEffect(() => { api('GET', '/app/webhook_secret', { query, team: true }).then((r) => setSecret(r.body), setError); }, []);
   const rotate = async () => {
-    if (!confirm('Rotate the secret? Deliveries are signed with the new one from now on; the previous one stays valid for verification for a while.')) return;
-    try { setSecret((await api('POST', '/app/webhook_secret/rotate', { team: true })).body); setShown(true); } catch (err) { setError(err); }
+    if (!confirm(`Rotate the ${kind.id} secret? ${kind.sandbox ? 'Sandbox' : 'Production'} deliveries are signed with the new one from now on; the previous one stays valid for verification for a while. The ${kind.sandbox ? 'production' : 'sandbox'} secret does not change.`)) return;
+    setError(null);
+    try { setSecret((await api('POST', '/app/webhook_secret/rotate', { query, team: true })).body); setShown(true); } catch (err) { setError(err); }
   };
+  const titleId = `${kind.id}-secret-title`;
+  return html`<section class="card" aria-labelledby=${titleId} data-testid=${`${kind.id}-secret`}>
+    <h2 id=${titleId}>${kind.title}</h2>
+    <p class="muted">${kind.signs}</p>
+    <${Notice} error=${error} />
+    ${!secret ? (!error && html`<p class="loading" role="status">Loading…</p>`) : html`
+      <p class="secret"><code data-testid="webhook-secret">${shown ? secret.secret : '•'.repeat(24)}</code></p>
+      <p class="muted">Created ${when(secret.created_at)}${secret.previous.length ? ` · ${secret.previous.length} previous secret(s) still verify` : ''}</p>
+      <div class="actions">
+        <button class="secondary" onClick=${() => setShown(!shown)}>${shown ? 'Hide' : 'Reveal'}</button>
+        <${CopyButton} text=${secret.secret} />
+        <button class="danger secondary" onClick=${rotate}>Rotate ${kind.id} secret</button>
+      </div>`}
+  </section>`;
+}
+
+export function Webhooks() {
+  const [error, setError] = useState(null);
   const [testUrl, setTestUrl] = useState('');
   const [tested, setTested] = useState(null);
   const [testing, setTesting] = useState(false);
@@ -75,22 +105,12 @@ export function Webhooks() {
     setTesting(false);
   };
   return html`
-    <p class="muted">Every webhook is signed with this secret (<code>webhook-signature</code>, Standard Webhooks v1). Verify it before trusting a delivery.</p>
+    <p class="muted">Every webhook is signed (<code>webhook-signature</code>, Standard Webhooks v1) with one of ${session.teamId ? 'the team\'s' : 'your account\'s'} two secrets. Verify it before trusting a delivery: production deliveries with the production secret, sandbox deliveries with the sandbox secret.</p>
     <${Notice} error=${error} />
-    ${secret && html`
-      <div class="card">
-        <h2>Signing secret</h2>
-        <p class="secret"><code data-testid="webhook-secret">${shown ? secret.secret : '•'.repeat(24)}</code></p>
-        <p class="muted">Created ${when(secret.created_at)}${secret.previous.length ? ` · ${secret.previous.length} previous secret(s) still verify` : ''}</p>
-        <div class="actions">
-          <button class="secondary" onClick=${() => setShown(!shown)}>${shown ? 'Hide' : 'Reveal'}</button>
-          <${CopyButton} text=${secret.secret} />
-          <button class="danger secondary" onClick=${rotate}>Rotate</button>
-        </div>
-      </div>`}
+    ${SECRETS.map((kind) => html`<${SigningSecret} key=${kind.id} kind=${kind} />`)}
     <form class="card" onSubmit=${sendTest} aria-labelledby="webhook-test-title">
       <h2 id="webhook-test-title">Send a test event</h2>
-      <p class="muted">Sends one <code>webhook.test</code> event to your receiver now, signed with the current secret, and shows what it answered.</p>
+      <p class="muted">Sends one <code>webhook.test</code> event to your receiver now, signed with the current production secret, and shows what it answered.</p>
       <label>Receiver URL <input type="url" name="webhook-test-url" required placeholder="https://example.com/hooks/mediagate" value=${testUrl} onInput=${(e) => setTestUrl(e.target.value)} /></label>
       <div class="actions"><button type="submit" disabled=${testing}>${testing ? 'Sending…' : 'Send test event'}</button></div>
       ${tested && html`<p role="status" data-testid="webhook-test-result" class=${tested.delivered ? 'ok' : 'error'}>${tested.delivered

@@ -12,6 +12,7 @@ import { startSmtp } from '../helpers/smtp.ts';
 import type { SmtpCapture } from '../helpers/smtp.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { Webhook } from 'standardwebhooks';
+import { createTeam } from '../../db/teams.ts';
 
 let gw: TestGateway;
 let base: string;
@@ -44,7 +45,7 @@ async function signedIn(credit: number) {
   await page.getByLabel('Password').fill('correct horse battery');
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Overview' }).waitFor();
-  return { page, problems, email };
+  return { page, problems, email, account };
 }
 
 test.serial('GET / leads to the dashboard; a wrong password is a sentence, not a JSON dump', async (t) => {
@@ -231,25 +232,85 @@ test.serial('OAuth clients: create one with a scope, the secret shown once, then
 
   await page.goto(`${base}/dashboard#/webhooks`);
   await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
-  await page.getByRole('button', { name: 'Reveal' }).click();
-  const first = (await page.getByTestId('webhook-secret').textContent())!;
+  // the production secret signs test events sent with a session
+  const production = page.getByRole('region', { name: 'Production signing secret' });
+  await production.getByRole('button', { name: 'Reveal' }).click();
+  const first = (await production.getByTestId('webhook-secret').textContent())!;
   t.regex(first, /^whsec_/);
   page.once('dialog', (d) => d.accept());
-  await page.getByRole('button', { name: 'Rotate' }).click();
-  await waitFor(async () => (await page.getByTestId('webhook-secret').textContent()) !== first, { what: 'the rotated secret' });
-  t.regex((await page.getByTestId('webhook-secret').textContent())!, /^whsec_/);
+  await production.getByRole('button', { name: 'Rotate production secret' }).click();
+  await waitFor(async () => (await production.getByTestId('webhook-secret').textContent()) !== first, { what: 'the rotated secret' });
+  t.regex((await production.getByTestId('webhook-secret').textContent())!, /^whsec_/);
   // a test event to a real receiver, signed with the rotated secret; then one it refuses
   const receiver = await startReceiver((n) => ({ status: n === 1 ? 200 : 503 }));
   t.teardown(() => receiver.close());
   await page.getByLabel('Receiver URL').fill(receiver.url);
   await page.getByRole('button', { name: 'Send test event' }).click();
   await page.getByTestId('webhook-test-result').getByText('Delivered: the receiver answered HTTP 200').waitFor();
-  const rotated = (await page.getByTestId('webhook-secret').textContent())!;
+  const rotated = (await production.getByTestId('webhook-secret').textContent())!;
   const received = receiver.received[0]!;
   t.is((new Webhook(rotated).verify(received.body, received.headers as Record<string, string>) as { type: string }).type, 'webhook.test');
   await page.getByRole('button', { name: 'Send test event' }).click();
   await page.getByTestId('webhook-test-result').getByText('Not delivered: the receiver answered HTTP 503').waitFor();
   await screenshot(page, 'dashboard', 'webhooks');
+  t.deepEqual(problems, []);
+  await page.close();
+});
+
+/** The owner's secret of one mode as the gateway answers it to the account's session (with team_id, the team's). */
+async function secretOf(session: string, sandbox: boolean, teamId?: number): Promise<string> {
+  const query = new URLSearchParams({ sandbox: String(sandbox), ...(teamId === undefined ? {} : { team_id: String(teamId) }) });
+  const res = await gw.server.inject({ method: 'GET', url: `/app/webhook_secret?${query}`, headers: { authorization: `Bearer ${session}` } });
+  if (res.statusCode !== 200) throw new Error(`webhook_secret answered ${res.statusCode}: ${res.payload}`);
+  return (res.result as { secret: string }).secret;
+}
+
+test.serial('webhooks: the production and the sandbox secret side by side, for the account and a team; rotating the sandbox one leaves the production one', async (t) => {
+  const { page, problems, account } = await signedIn(0);
+  const team = await createTeam(gw.app.db, account.userId, 'hook crew', Date.now());
+  const production = page.getByRole('region', { name: 'Production signing secret' });
+  const sandbox = page.getByRole('region', { name: 'Sandbox signing secret' });
+  const shown = async (card: typeof production) => (await card.getByTestId('webhook-secret').textContent())!;
+  const bothRevealed = async () => {
+    await page.goto(`${base}/dashboard#/webhooks`);
+    // a new hash alone loads nothing again when the page is already there
+    await page.reload();
+    await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
+    for (const card of [production, sandbox]) await card.getByRole('button', { name: 'Reveal' }).click();
+    return { production: await shown(production), sandbox: await shown(sandbox) };
+  };
+
+  for (const teamId of [undefined, team.id]) {
+    if (teamId !== undefined) {
+      await page.goto(`${base}/dashboard#/teams`);
+      await page.locator('tbody tr', { hasText: 'hook crew' }).getByRole('button', { name: 'Act for this team' }).click();
+      await page.getByTestId('acting-for').filter({ hasText: 'hook crew' }).waitFor();
+    }
+    const before = await bothRevealed();
+    await page.getByText(teamId === undefined ? 'with one of your account\'s two secrets' : 'with one of the team\'s two secrets').waitFor();
+    // each card says what it signs, and shows the secret the gateway has for that mode
+    await production.getByText('Signs the deliveries of production runs and of alerts').waitFor();
+    await sandbox.getByText('Signs the deliveries of sandbox runs').waitFor();
+    t.is(before.production, await secretOf(account.session, false, teamId));
+    t.is(before.sandbox, await secretOf(account.session, true, teamId));
+    t.not(before.production, before.sandbox);
+
+    page.once('dialog', (d) => d.accept());
+    await sandbox.getByRole('button', { name: 'Rotate sandbox secret' }).click();
+    await waitFor(async () => (await shown(sandbox)) !== before.sandbox || undefined, { what: 'the rotated sandbox secret' });
+    const rotated = await shown(sandbox);
+    t.regex(rotated, /^whsec_/);
+    await sandbox.getByText('1 previous secret(s) still verify').waitFor();
+    t.is(await shown(production), before.production, 'the production card is unchanged');
+    t.is(await secretOf(account.session, false, teamId), before.production, 'the production secret is unchanged');
+    t.is(await secretOf(account.session, true, teamId), rotated);
+    // and after a reload the page reads the same two
+    t.deepEqual(await bothRevealed(), { production: before.production, sandbox: rotated });
+    t.is(await production.getByText('previous secret(s) still verify').count(), 0);
+  }
+  // the team's secrets are its own
+  t.not(await secretOf(account.session, true, team.id), await secretOf(account.session, true));
+  await screenshot(page, 'dashboard', 'webhook-secrets');
   t.deepEqual(problems, []);
   await page.close();
 });

@@ -261,6 +261,30 @@ function setHeader(request: Request, name: string, value: string) {
   else response.header(name, value);
 }
 
+function statusOf(request: Request): number {
+  const response = request.response;
+  if (!response) return 0;
+  return Boom.isBoom(response) ? response.output.statusCode : response.statusCode;
+}
+
+/**
+ * The origin to name on an error answer to a code that was refused before its origin was checked
+ * (an unknown or revoked code, a deleted team's, an account being deleted, an origin the code does
+ * not allow), so that the page can read why: the request's own Origin. Only error answers, only on
+ * the operations that take a code, and only when the code is the request's only credential (a
+ * session cookie is ignored when a code is sent): such an answer says nothing but the refusal,
+ * the same for any page, and credentials are never allowed, so no page reads anything else.
+ */
+function refusalOrigin(request: Request): string | undefined {
+  const origin = request.headers.origin;
+  if (typeof origin !== 'string' || origin === '' || statusOf(request) < 400) return undefined;
+  // resolving a code is public: the code is in its query
+  if (request.route.settings.id === 'getModelNameForEmbedcode') return origin;
+  const kind = embedKindOf(request);
+  if (!kind || request.headers['x-api-key'] !== undefined || request.headers.authorization !== undefined) return undefined;
+  return routeStrategies(request.route)?.includes(kind.strategy) ? origin : undefined;
+}
+
 /** An HTTP method as RFC 9110 writes it: a token of one or more of these characters. */
 const METHOD_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -338,9 +362,10 @@ export const embedPolicyPlugin: Plugin<{ app: App }> = {
       return h.continue;
     });
 
-    // CORS for the code's origin, and the visitor id, on every answer to a code (errors included).
+    // CORS for the code's origin, and the visitor id, on every answer to a code (errors included);
+    // a refusal made before the origin was checked names the request's origin (refusalOrigin).
     server.ext('onPreResponse', (request, h) => {
-      const origin = request.app.embedCorsOrigin;
+      const origin = request.app.embedCorsOrigin ?? refusalOrigin(request);
       if (origin !== undefined) {
         setHeader(request, 'Access-Control-Allow-Origin', origin);
         setHeader(request, 'Access-Control-Expose-Headers', EXPOSED_HEADERS.join(','));

@@ -234,7 +234,9 @@ test('origins: a wrong origin and a missing one are 403 with stable codes; Refer
   const wrong = await submit(code, { origin: 'https://evil.example.net' });
   t.is(wrong.statusCode, 403);
   t.is(json(wrong).code, 'embed_origin_not_allowed');
-  t.is(wrong.headers['access-control-allow-origin'], undefined);
+  // the page may read why (the refusal says nothing else), never run anything
+  t.is(wrong.headers['access-control-allow-origin'], 'https://evil.example.net');
+  t.is(wrong.headers['x-embed-visitor'], undefined, 'no visitor id for a refused origin');
   const missing = await submit(code, { origin: null });
   t.is(missing.statusCode, 403);
   t.is(json(missing).code, 'embed_origin_missing');
@@ -604,4 +606,57 @@ test('a deleted team\'s code and a revoked code are refused on every route a cod
       }
     }
   }
+});
+
+test('a page can read every refusal of a code, in a browser: each names the request\'s origin, with Vary and the exposed headers, never credentials', async (t) => {
+  const CHAT = 'lexi-v1-balanced-chat';
+  const page = 'https://refused-page.example.com';
+  const someone = await newAccount(gw);
+  const team = await callOperation<{ id: number }>(gw, 'createTeam', { as: someone.session, body: { name: 'Gone' } });
+  const revoked = await createCode({}, someone.session);
+  t.is((await callOperation(gw, 'revokeEmbedCode', { as: someone.session, params: { embed_code_id: revoked.id } })).status, 200);
+  const teamCode = await createCode({}, someone.session, { team_id: team.body.id });
+  await gw.app.db('teams').where({ id: team.body.id }).update({ deleted_at: NOW });
+  const leaving = await newAccount(gw);
+  // with an origin list: an agent code without one would let every origin's preflight through for other tests
+  const pending = await createCode({ allowed_origins: [SHOP] }, leaving.session);
+  const pendingAgent = await createCode({ kind: 'agent_embed', models: [MODEL, CHAT], allowed_origins: [SHOP] }, leaving.session);
+  await gw.app.db('users').where({ id: leaving.userId }).update({ deletion_requested_at: NOW, deletion_due_at: NOW + 30 * 86_400_000 });
+  const elsewhere = await createCode({ allowed_origins: [SHOP] });
+  const elsewhereAgent = await createCode({ kind: 'agent_embed', models: [MODEL, CHAT], allowed_origins: [SHOP] });
+  const cases: Array<{ what: string; code: string; header: string; status: number; errorCode: string; resolved: [number, string] }> = [
+    { what: 'an unknown code', code: `emb_${'A'.repeat(32)}`, header: 'x-embed-code', status: 401, errorCode: 'embed_code_invalid', resolved: [404, 'not_found'] },
+    { what: 'an unknown agent code', code: `aemb_${'A'.repeat(32)}`, header: 'x-agent-embed-code', status: 401, errorCode: 'embed_code_invalid', resolved: [404, 'not_found'] },
+    { what: 'a revoked code', code: revoked.code, header: 'x-embed-code', status: 401, errorCode: 'embed_code_invalid', resolved: [404, 'not_found'] },
+    { what: 'a deleted team\'s code', code: teamCode.code, header: 'x-embed-code', status: 401, errorCode: 'embed_code_invalid', resolved: [404, 'not_found'] },
+    { what: 'a code whose account is being deleted', code: pending.code, header: 'x-embed-code', status: 401, errorCode: 'embed_code_invalid', resolved: [401, 'embed_code_invalid'] },
+    { what: 'an agent code whose account is being deleted', code: pendingAgent.code, header: 'x-agent-embed-code', status: 401, errorCode: 'embed_code_invalid', resolved: [401, 'embed_code_invalid'] },
+    { what: 'a code refusing the origin', code: elsewhere.code, header: 'x-embed-code', status: 403, errorCode: 'embed_origin_not_allowed', resolved: [403, 'embed_origin_not_allowed'] },
+    { what: 'an agent code refusing the origin', code: elsewhereAgent.code, header: 'x-agent-embed-code', status: 403, errorCode: 'embed_origin_not_allowed', resolved: [403, 'embed_origin_not_allowed'] },
+  ];
+  const readable = (res: { statusCode: number; headers: Record<string, unknown>; payload: string }, status: number, errorCode: string, openai: boolean, what: string) => {
+    t.is(res.statusCode, status, `${what}: ${res.payload}`);
+    t.is(res.headers['access-control-allow-origin'], page, what);
+    t.regex(String(res.headers.vary), /origin/i, what);
+    t.regex(String(res.headers['access-control-expose-headers']), /X-Embed-Visitor/, what);
+    t.is(res.headers['access-control-allow-credentials'], undefined, what);
+    t.regex(String(res.headers['content-type']), /^application\/json/, what);
+    const body = json(res);
+    t.is(openai ? (body.error as { code: string }).code : body.code, errorCode, what);
+  };
+  for (const { what, code, header, status, errorCode, resolved } of cases) {
+    const headers = { [header]: code, origin: page, 'content-type': 'application/json' };
+    readable(await gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers, payload: { prompt: 'a lighthouse' } }), status, errorCode, false, `${what}: a submit`);
+    readable(await gw.server.inject({ method: 'GET', url: '/api/v1/predictions/0f8fad5b-d9cb-469f-a165-70867728950e/result', headers: { [header]: code, origin: page } }), status, errorCode, false, `${what}: a result`);
+    readable(await gw.server.inject({ method: 'POST', url: '/v1/chat/completions', headers, payload: { model: CHAT, messages: [{ role: 'user', content: 'hi' }] } }), status, errorCode, true, `${what}: a chat completion`);
+    readable(await gw.server.inject({ method: 'POST', url: '/v1/images/generations', headers, payload: { model: MODEL, prompt: 'a lighthouse' } }), status, errorCode, true, `${what}: an image generation`);
+    readable(await gw.server.inject({ method: 'GET', url: `/app/get_model_name_for_embedcode?embed_code=${encodeURIComponent(code)}`, headers: { origin: page } }), resolved[0], resolved[1], false, `${what}: resolving it`);
+  }
+  // only a code's answers: a refused API key, or a code sent with one, names no origin
+  const key = await gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { 'x-api-key': 'mg_live_nosuchkey', origin: page }, payload: { prompt: 'a lighthouse' } });
+  t.is(key.statusCode, 401, key.payload);
+  t.is(key.headers['access-control-allow-origin'], undefined);
+  const both = await gw.server.inject({ method: 'GET', url: '/api/v1/predictions/0f8fad5b-d9cb-469f-a165-70867728950e/result', headers: { 'x-embed-code': revoked.code, 'x-api-key': owner.liveKey, origin: page } });
+  t.is(both.statusCode, 404, both.payload);
+  t.is(both.headers['access-control-allow-origin'], undefined);
 });

@@ -3,7 +3,7 @@
 // preset fields, allowed fields, prompt template), which plugins/credentials.ts (embedPolicyPlugin) runs before validation.
 import type { Handler, OwnedCaller, ReplyOf } from './types.ts';
 import type { App } from '../lib/context.ts';
-import { EmbedRefusedError, ForbiddenError, NotFoundError, ValidationFailedError } from '../lib/errors.ts';
+import { EmbedRefusedError, ForbiddenError, NotFoundError, StudioRefusedError, ValidationFailedError } from '../lib/errors.ts';
 import type { ValidationItem } from '../lib/errors.ts';
 import { normaliseOriginPattern, originAllowed, originHostProblem, requestOrigin } from '../lib/embed-origins.ts';
 import { EMBED_JSON_MAX_BYTES, createEmbedCode as insertCode, findActiveEmbedCode, findEmbedCode, listEmbedCodes as listCodes, revokeEmbedCode as revokeCode, updateEmbedCode as updateCode } from '../db/embed-codes.ts';
@@ -235,6 +235,15 @@ export function refuseOwnerDeletionPending(code: ActiveEmbedCode): void {
   }
 }
 
+/**
+ * A personal code of a studio's user: the user runs models only within the studio, and a code
+ * never acts in one, so outside any studio it is refused on every route a code is presented on
+ * (plugins/credentials.ts, whitelabelPlugin), and when resolved.
+ */
+export function studioUserCodeRefusal(): StudioRefusedError {
+  return new StudioRefusedError(403, 'studio_required', 'this embed code belongs to a studio\'s user, who runs models only within that studio: embed codes are not available to a studio\'s users');
+}
+
 /** GET /app/get_model_name_for_embedcode */
 export const getModelNameForEmbedcode: Handler<'getModelNameForEmbedcode'> = async ({ app, query, request }) => {
   const code = await findActiveEmbedCode(app.db, query.embed_code);
@@ -243,6 +252,7 @@ export const getModelNameForEmbedcode: Handler<'getModelNameForEmbedcode'> = asy
   refuseOwnerDeletionPending(code);
   const corsOrigin = checkEmbedOrigin(code, request.headers);
   if (corsOrigin !== null) request.app.embedCorsOrigin = corsOrigin;
+  if (code.teamId === null && code.ownerStudioId !== null) throw studioUserCodeRefusal();
   const models = code.models.filter((m) => app.spec.models.has(m)).map((m) => {
     const info = app.spec.models.get(m)!;
     const op = app.spec.operations.find((o) => o.operationId === m);

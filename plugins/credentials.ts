@@ -23,7 +23,7 @@ import { CSRF_HEADER, clearingCookies, cookieSecure, csrfTokenMatches, isSafeMet
 import { newVisitorId, VISITOR_PATTERN } from '../lib/embed-origins.ts';
 import { EMBED_PREFIX, anyCodeAllowsOrigin, findActiveEmbedCode } from '../db/embed-codes.ts';
 import type { EmbedCode, EmbedKind } from '../db/embed-codes.ts';
-import { checkEmbedOrigin, embedInput, refuseOwnerDeletionPending } from '../handlers/embeds.ts';
+import { checkEmbedOrigin, embedInput, refuseOwnerDeletionPending, studioUserCodeRefusal } from '../handlers/embeds.ts';
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS } from './cors.ts';
 import { findActiveStudio, studioOfUser } from '../db/studios.ts';
 import type { Studio } from '../db/studios.ts';
@@ -478,7 +478,7 @@ export const whitelabelPlugin: Plugin<{ app: App }> = {
       if (!studio) {
         if (userStudio !== null && caller.embed) {
           // a studio's user runs models only in the studio, and a code never acts in one (mayUse)
-          throw new StudioRefusedError(403, 'studio_required', 'this embed code belongs to a studio\'s user, who runs models only within that studio: embed codes are not available to a studio\'s users');
+          throw studioUserCodeRefusal();
         }
         if (userStudio !== null) throw new StudioRefusedError(403, 'studio_required', `this account belongs to a studio: send ${STUDIO_HEADER} with its slug, or call through one of its domains`);
         return h.continue;

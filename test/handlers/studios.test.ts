@@ -604,6 +604,10 @@ test('a studio\'s user cannot leave the studio through an embed code: none is cr
     const outside = await gw.server.inject({ method: 'POST', url: `/api/v1/${model}`, headers: { [header]: code, 'content-type': 'application/json' }, payload: { prompt: 'a lighthouse' } });
     t.is(outside.statusCode, 403, outside.payload);
     t.is(json(outside).code, 'studio_required');
+    // resolving it is refused as its submit is: a page draws no model the code cannot run
+    const resolved = await gw.server.inject({ method: 'GET', url: `/app/get_model_name_for_embedcode?embed_code=${code}` });
+    t.is(resolved.statusCode, outside.statusCode, resolved.payload);
+    t.deepEqual(json(resolved), json(outside));
     const inside = await gw.server.inject({ method: 'POST', url: `/api/v1/${model}`, headers: { [header]: code, 'content-type': 'application/json', ...inStudio(studio.slug) }, payload: { prompt: 'a lighthouse' } });
     t.is(inside.statusCode, 403, inside.payload);
     t.is(json(inside).code, 'studio_forbidden');

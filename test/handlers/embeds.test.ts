@@ -660,3 +660,27 @@ test('a page can read every refusal of a code, in a browser: each names the requ
   t.is(both.statusCode, 404, both.payload);
   t.is(both.headers['access-control-allow-origin'], undefined);
 });
+
+test('a preflight allows no origin for a personal code whose account is being deleted, until the deletion is cancelled; a team\'s code keeps its origin, on MariaDB and SQLite', async (t) => {
+  for (const [engine, target] of [['MariaDB', gw], ['SQLite', lite]] as const) {
+    const leaving = await newAccount(target);
+    const team = await callOperation<{ id: number }>(target, 'createTeam', { as: leaving.session, body: { name: 'Stays' } });
+    const personalOrigin = `https://leaving-personal-${engine.toLowerCase()}.example.com`;
+    const teamOrigin = `https://leaving-team-${engine.toLowerCase()}.example.com`;
+    for (const [origin, query] of [[personalOrigin, {}], [teamOrigin, { team_id: team.body.id }]] as const) {
+      const made = await callOperation(target, 'createEmbedCode', { as: leaving.session, query, body: { kind: 'agent_embed', name: 'widget', models: [MODEL], allowed_origins: [origin] } });
+      t.is(made.status, 201, `${engine}: ${JSON.stringify(made.body)}`);
+    }
+    const allowed = async (origin: string) => (await target.server.inject({
+      method: 'OPTIONS', url: `/api/v1/${MODEL}`,
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-agent-embed-code,content-type' },
+    })).headers['access-control-allow-origin'];
+    t.is(await allowed(personalOrigin), personalOrigin, engine);
+    t.is(await allowed(teamOrigin), teamOrigin, engine);
+    await target.app.db('users').where({ id: leaving.userId }).update({ deletion_requested_at: NOW, deletion_due_at: NOW + 30 * 86_400_000 });
+    t.is(await allowed(personalOrigin), undefined, `${engine}: its requests are refused`);
+    t.is(await allowed(teamOrigin), teamOrigin, `${engine}: the team's code is the team's`);
+    await target.app.db('users').where({ id: leaving.userId }).update({ deletion_requested_at: null, deletion_due_at: null });
+    t.is(await allowed(personalOrigin), personalOrigin, `${engine}: cancelled`);
+  }
+});

@@ -4,14 +4,11 @@
 // sandbox=true; a sandbox prediction's delivery is signed with the sandbox secret only, a
 // production one's with the production secret only, for an account and for a team alike.
 import test from 'ava';
-import { Webhook } from 'standardwebhooks';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { Account, TestGateway } from '../helpers/gateway.ts';
 import { callOperation } from '../helpers/operation.ts';
 import type { CallOptions } from '../helpers/operation.ts';
-import { waitFor } from '../helpers/services.ts';
-import { startReceiver } from '../helpers/receiver.ts';
-import type { Received } from '../helpers/receiver.ts';
+import { deliveredTo, startReceiver, verifiesWith } from '../helpers/receiver.ts';
 import { creditTeam } from '../../db/wallet/moves.ts';
 
 const MODEL = 'canvas-v1-fast-text-to-image';
@@ -29,23 +26,8 @@ async function secretOf(as: string, query: CallOptions['query'] = {}): Promise<S
 }
 
 /** Submits with a webhook to a fresh receiver and resolves with the one delivery it gets. */
-async function delivered(t: { teardown(fn: () => Promise<void>): void }, as: string, query: Record<string, string | number> = {}): Promise<Received> {
-  const receiver = await startReceiver();
-  t.teardown(() => receiver.close());
-  const res = await call(MODEL, { as, body: INPUT, query: { ...query, webhook: receiver.url } });
-  if (res.status !== 200) throw new Error(JSON.stringify(res.body));
-  await waitFor(() => receiver.received.length === 1, { what: 'the delivery', timeoutMs: 30_000 });
-  return receiver.received[0]!;
-}
-
-function verifies(secret: string, r: Received): boolean {
-  try {
-    new Webhook(secret).verify(r.body, r.headers as Record<string, string>);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const delivered = (t: { teardown(fn: () => Promise<void>): void }, as: string, query: Record<string, string | number> = {}) => deliveredTo(gw, t, as, MODEL, INPUT, query);
+const verifies = verifiesWith;
 
 test.before(async () => {
   gw = await startGateway({ worker: true, env: { WEBHOOK_ALLOW_INSECURE: 'true' } });

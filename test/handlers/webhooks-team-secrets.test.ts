@@ -2,14 +2,12 @@
 // process and real receivers: revealed and rotated with team_id (manage_keys), and the one that
 // signs every delivery of the team's predictions, never a member's personal secret.
 import test from 'ava';
-import { Webhook } from 'standardwebhooks';
 import { startGateway, newAccount } from '../helpers/gateway.ts';
 import type { Account, TestGateway } from '../helpers/gateway.ts';
 import { callOperation } from '../helpers/operation.ts';
 import type { CallOptions } from '../helpers/operation.ts';
 import { waitFor } from '../helpers/services.ts';
-import { startReceiver } from '../helpers/receiver.ts';
-import type { Received } from '../helpers/receiver.ts';
+import { deliveredTo, startReceiver, verifiesWith } from '../helpers/receiver.ts';
 import { creditTeam } from '../../db/wallet/moves.ts';
 import { newPredictionId } from '../../db/predictions/record.ts';
 import { insertDelivery, newDeliveryId } from '../../db/webhooks.ts';
@@ -52,23 +50,8 @@ async function secretOf(as: string, teamId?: number): Promise<string> {
 }
 
 /** Submits with a webhook to a fresh receiver and resolves with the one delivery it gets. */
-async function delivered(t: { teardown(fn: () => Promise<void>): void }, as: string, query: Record<string, string | number> = {}): Promise<Received> {
-  const receiver = await startReceiver();
-  t.teardown(() => receiver.close());
-  const res = await call(MODEL, { as, body: INPUT, query: { ...query, webhook: receiver.url } });
-  if (res.status !== 200) throw new Error(JSON.stringify(res.body));
-  await waitFor(() => receiver.received.length === 1, { what: 'the delivery', timeoutMs: 30_000 });
-  return receiver.received[0]!;
-}
-
-function verifies(secret: string, r: Received): boolean {
-  try {
-    new Webhook(secret).verify(r.body, r.headers as Record<string, string>);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const delivered = (t: { teardown(fn: () => Promise<void>): void }, as: string, query: Record<string, string | number> = {}) => deliveredTo(gw, t, as, MODEL, INPUT, query);
+const verifies = verifiesWith;
 
 test.before(async () => {
   gw = await startGateway({ worker: true, env: { WEBHOOK_ALLOW_INSECURE: 'true' } });

@@ -8,7 +8,7 @@ import type { ValidationItem } from '../lib/errors.ts';
 import { normaliseOriginPattern, originAllowed, originHostProblem, requestOrigin } from '../lib/embed-origins.ts';
 import { EMBED_JSON_MAX_BYTES, createEmbedCode as insertCode, findActiveEmbedCode, findEmbedCode, listEmbedCodes as listCodes, revokeEmbedCode as revokeCode, updateEmbedCode as updateCode } from '../db/embed-codes.ts';
 import type { ActiveEmbedCode, EmbedCode, EmbedKind, EmbedPreset, EmbedSettings } from '../db/embed-codes.ts';
-import { missingScopes, refuseSandboxKey, refuseStudioUser } from './guards.ts';
+import { missingScopes, refuseSandboxKey, refuseStudioUser, studioForbiddenRefusal } from './guards.ts';
 import { presentingKey } from './keys.ts';
 import { EMBED_CODE_SCOPES } from '../lib/caller.ts';
 
@@ -245,13 +245,16 @@ export function studioUserCodeRefusal(): StudioRefusedError {
 }
 
 /** GET /app/get_model_name_for_embedcode */
-export const getModelNameForEmbedcode: Handler<'getModelNameForEmbedcode'> = async ({ app, query, request }) => {
+export const getModelNameForEmbedcode: Handler<'getModelNameForEmbedcode'> = async ({ app, query, request, studio }) => {
   const code = await findActiveEmbedCode(app.db, query.embed_code);
   if (!code) throw new NotFoundError('embed code not found');
-  // refused as a submit with it would be: a page must not draw a model the code cannot run
+  // refused as a submit with it would be, in the same order (the code's credential plugin, then
+  // the studio context's check, plugins/credentials.ts): a page must not draw a model the code cannot run
   refuseOwnerDeletionPending(code);
   const corsOrigin = checkEmbedOrigin(code, request.headers);
   if (corsOrigin !== null) request.app.embedCorsOrigin = corsOrigin;
+  // a code never acts in a studio's context, whoever's it is
+  if (studio) throw studioForbiddenRefusal(studio);
   if (code.teamId === null && code.ownerStudioId !== null) throw studioUserCodeRefusal();
   const models = code.models.filter((m) => app.spec.models.has(m)).map((m) => {
     const info = app.spec.models.get(m)!;

@@ -1,7 +1,7 @@
 // Caller guards the typed handlers share: what a sandbox key may see and change, and what a
 // studio's user may not do.
 import type { App, Caller, StudioContext } from '../lib/context.ts';
-import { ForbiddenError } from '../lib/errors.ts';
+import { ForbiddenError, StudioRefusedError } from '../lib/errors.ts';
 import type { OwnedCaller } from './types.ts';
 import { studioOfUser } from '../db/studios.ts';
 
@@ -69,6 +69,16 @@ export async function refuseStudioUser(app: App, caller: Caller, studio: StudioC
   if (userStudio === null) return;
   const which = studio?.id === userStudio ? `the studio "${studio.slug}"` : 'a studio';
   throw new ForbiddenError(`this account belongs to ${which}, whose users run models only within it: ${refusal}`);
+}
+
+/**
+ * A credential used in a studio's context that is not of a user of the studio, of its owner or of
+ * a member of its owning team (or the team's key); an embed code always, since a code never acts
+ * in a studio. One answer wherever it is refused: the studio context's check of every credential
+ * (plugins/credentials.ts, whitelabelPlugin), and resolving a code in a studio's context.
+ */
+export function studioForbiddenRefusal(studio: Pick<StudioContext, 'slug'>): StudioRefusedError {
+  return new StudioRefusedError(403, 'studio_forbidden', `this credential does not belong to the studio "${studio.slug}" (its users, its owner or its owning team's members)`);
 }
 
 /**

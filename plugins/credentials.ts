@@ -24,6 +24,7 @@ import { newVisitorId, VISITOR_PATTERN } from '../lib/embed-origins.ts';
 import { EMBED_PREFIX, anyCodeAllowsOrigin, findActiveEmbedCode } from '../db/embed-codes.ts';
 import type { EmbedCode, EmbedKind } from '../db/embed-codes.ts';
 import { checkEmbedOrigin, embedInput, refuseOwnerDeletionPending, studioUserCodeRefusal } from '../handlers/embeds.ts';
+import { studioForbiddenRefusal } from '../handlers/guards.ts';
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS } from './cors.ts';
 import { findActiveStudio, studioOfUser } from '../db/studios.ts';
 import type { Studio } from '../db/studios.ts';
@@ -383,7 +384,8 @@ export const embedPolicyPlugin: Plugin<{ app: App }> = {
 // selects a studio, and the request's own credential must belong to it.
 //   onPreAuth   the header's studio (unknown or disabled: 404 `studio_not_found`), else the Host's
 //   onPostAuth  a credential in a studio's context must be of a user of that studio, of its owner or
-//               of a member of its owning team (403 `studio_forbidden`, embed codes always); a studio's
+//               of a member of its owning team (403 `studio_forbidden`, embed codes always, and so
+//               is resolving one in the context, handlers/embeds.ts); a studio's
 //               user outside any studio context is 403 `studio_required`, and so is a personal embed
 //               code of a studio's user (handlers/embeds.ts no longer creates one)
 // The route bridge (plugins/spec-routes.ts) hands the context to the handler as `ctx.studio`;
@@ -484,7 +486,7 @@ export const whitelabelPlugin: Plugin<{ app: App }> = {
         return h.continue;
       }
       return mayUse(app, caller, studio, userStudio).then((may) => {
-        if (!may) throw new StudioRefusedError(403, 'studio_forbidden', `this credential does not belong to the studio "${studio.slug}" (its users, its owner or its owning team's members)`);
+        if (!may) throw studioForbiddenRefusal(studio);
         return h.continue;
       });
     };

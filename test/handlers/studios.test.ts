@@ -631,6 +631,65 @@ test('a studio\'s user cannot leave the studio through an embed code: none is cr
   t.is((await wallet(owner.userId)).balance, ownerBefore.balance - charged);
 });
 
+test('in a studio\'s context, by its header or its domain, resolving any embed code is refused as its submit is (403 studio_forbidden); an unknown code is still unknown, and an account being deleted or a refused origin still answer first', async (t) => {
+  const host = `${uniqueName('emb').toLowerCase().replace(/[^a-z0-9]/g, '')}.partner.test`;
+  const studio = await verifyDomains(await createStudio({ domains: [host] }));
+  const outsider = await newAccount(gw);
+  const team = await callOperation<{ id: number }>(gw, 'createTeam', { as: owner.session, body: { name: 'Embeds' } });
+  const code = async (as: string, query: Record<string, number> = {}, allowedOrigins: string[] = []) => {
+    const made = await callOperation<{ code: string }>(gw, 'createEmbedCode', { as, query, body: { kind: 'embed', name: 'widget', models: [MODEL], allowed_origins: allowedOrigins } });
+    if (made.status !== 201) throw new Error(`createEmbedCode: ${made.status} ${JSON.stringify(made.body)}`);
+    return made.body.code;
+  };
+  const origin = 'https://shop.example.com';
+  const submitWith = (value: string, context: Record<string, string>, from = origin) => gw.server.inject({
+    method: 'POST', url: `/api/v1/${MODEL}`, headers: { 'x-embed-code': value, 'content-type': 'application/json', origin: from, ...context }, payload: { prompt: 'a lighthouse' },
+  });
+  const resolve = (value: string, context: Record<string, string>, from = origin) => gw.server.inject({
+    method: 'GET', url: `/app/get_model_name_for_embedcode?embed_code=${encodeURIComponent(value)}`, headers: { origin: from, ...context },
+  });
+  const contexts: Array<[string, Record<string, string>]> = [['by its header', inStudio(studio.slug)], ['by its domain', { host }]];
+  // the studio owner's personal code and its team's, and an account's outside the studio: each runs outside any studio only
+  for (const value of [await code(owner.session), await code(owner.session, { team_id: team.body.id }), await code(outsider.session)]) {
+    t.is((await resolve(value, {})).statusCode, 200, 'outside any studio it resolves');
+    for (const [how, context] of contexts) {
+      const submitted = await submitWith(value, context);
+      t.is(submitted.statusCode, 403, `${how}: ${submitted.payload}`);
+      t.is(json(submitted).code, 'studio_forbidden', how);
+      const resolved = await resolve(value, context);
+      t.is(resolved.statusCode, submitted.statusCode, `${how}: ${resolved.payload}`);
+      t.deepEqual(json(resolved), json(submitted), how);
+      t.is(resolved.headers['access-control-allow-origin'], origin, `${how}: the page can read why`);
+    }
+  }
+  for (const [how, context] of contexts) {
+    // an unknown code is unknown in a studio's context as outside it
+    const unknown = await resolve('emb_no-such-code', context);
+    t.is(unknown.statusCode, 404, `${how}: ${unknown.payload}`);
+    t.deepEqual(json(unknown), json(await resolve('emb_no-such-code', {})), how);
+    // the code's own refusals come first, as on a submit: a refused origin
+    const restricted = await code(outsider.session, {}, [origin]);
+    const elsewhere = await submitWith(restricted, context, 'https://elsewhere.example.com');
+    t.is(elsewhere.statusCode, 403, how);
+    t.is(json(elsewhere).code, 'embed_origin_not_allowed', how);
+    const resolvedElsewhere = await resolve(restricted, context, 'https://elsewhere.example.com');
+    t.is(resolvedElsewhere.statusCode, elsewhere.statusCode, `${how}: ${resolvedElsewhere.payload}`);
+    t.deepEqual(json(resolvedElsewhere), json(elsewhere), how);
+  }
+  // and an account scheduled for deletion
+  const leaving = await newAccount(gw);
+  const leavingCode = await code(leaving.session);
+  await gw.app.db('users').where({ id: leaving.userId }).update({ deletion_requested_at: Date.now(), deletion_due_at: Date.now() + 30 * 86_400_000 });
+  for (const [how, context] of contexts) {
+    const submitted = await submitWith(leavingCode, context);
+    t.is(submitted.statusCode, 401, `${how}: ${submitted.payload}`);
+    t.is(json(submitted).code, 'embed_code_invalid', how);
+    const resolved = await resolve(leavingCode, context);
+    t.is(resolved.statusCode, submitted.statusCode, `${how}: ${resolved.payload}`);
+    t.deepEqual(json(resolved), json(submitted), how);
+  }
+});
+
 test('a team\'s owner_pays studio: a member without "generate" (viewer, billing) cannot spend the team\'s wallet through it; developers, the team\'s key and its end users can; end_user_pays asks no team role', async (t) => {
   const CHAT = 'lexi-v1-balanced-chat';
   const list = await listPrice();

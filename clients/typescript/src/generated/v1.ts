@@ -1869,8 +1869,12 @@ export interface paths {
          *     unknown or revoked code, or a team's code after the team's deletion, is 404. The code is
          *     matched as written: changing the case of a letter makes another, unknown, code. A personal
          *     code whose account is scheduled for deletion is refused as a submit with it is (401
-         *     `embed_code_invalid`), until the owner cancels the deletion. Answers carry CORS headers
-         *     naming the request's origin when the code allows it.
+         *     `embed_code_invalid`), until the owner cancels the deletion. A code never runs in a
+         *     whitelabel studio's context (the `x-whitelabel-studio` header, or one of a studio's domains
+         *     as `Host`), so resolving it there is refused as a submit there is (403 `studio_forbidden`),
+         *     after the checks above; outside any studio, a personal code of a studio's user is 403
+         *     `studio_required`. Answers carry CORS headers naming the request's origin when the code
+         *     allows it.
          */
         get: operations["getModelNameForEmbedcode"];
         put?: never;

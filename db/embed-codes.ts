@@ -127,13 +127,14 @@ export async function anyCodeAllowsOrigin(db: Db, kind: EmbedKind, origin: strin
   const keys = originKeys(origin);
   if (keys.length === 0) return false;
   // active as findActiveEmbedCode has it (not revoked, and not of a deleted team), and not a personal
-  // code of an account whose deletion is pending, which every request refuses (handlers/embeds.ts
-  // refuseOwnerDeletionPending); a team's code is the team's
+  // code that every request refuses: of an account whose deletion is pending (handlers/embeds.ts
+  // refuseOwnerDeletionPending), or of a studio's user (studio_required, plugins/credentials.ts
+  // whitelabelPlugin); a team's code is the team's
   const row = await db('embed_code_origins as o').join('embed_codes as c', 'c.id', 'o.code_id').leftJoin('teams as t', 't.id', 'c.team_id')
     .leftJoin('users as u', 'u.id', 'c.user_id')
     .where('o.kind', kind).whereIn('o.host_key', [...keys, '*']).whereIn('o.pattern', [...originCandidates(origin), '*'])
     .whereNull('c.revoked_at').andWhere((q) => { q.whereNull('c.team_id').orWhereNull('t.deleted_at'); })
-    .andWhere((q) => { q.whereNotNull('c.team_id').orWhereNull('u.deletion_requested_at'); })
+    .andWhere((q) => { q.whereNotNull('c.team_id').orWhere((p) => { p.whereNull('u.deletion_requested_at').whereNull('u.studio_id'); }); })
     .first('o.pattern') as { pattern: string } | undefined;
   return row !== undefined && (row.pattern === '*' || originAllowed(origin, [row.pattern]));
 }

@@ -684,3 +684,40 @@ test('a preflight allows no origin for a personal code whose account is being de
     t.is(await allowed(personalOrigin), personalOrigin, `${engine}: cancelled`);
   }
 });
+
+test('a preflight allows no origin for a personal code of a studio\'s user, whose every request is refused; a team\'s code keeps its origin, on MariaDB and SQLite', async (t) => {
+  for (const [engine, target] of [['MariaDB', gw], ['SQLite', lite]] as const) {
+    const partner = await newAccount(target);
+    const studio = await callOperation<{ id: number }>(target, 'createStudio', {
+      as: partner.session, body: { slug: `codes-${engine.toLowerCase()}-${partner.userId}`, name: 'Codes', allowed_models: [MODEL], payer_mode: 'end_user_pays', markup_percent: 0 },
+    });
+    t.is(studio.status, 201, `${engine}: ${JSON.stringify(studio.body)}`);
+    const member = await newAccount(target);
+    const team = await callOperation<{ id: number }>(target, 'createTeam', { as: member.session, body: { name: 'Outside the studio' } });
+    const personalOrigin = `https://studio-personal-${engine.toLowerCase()}.example.com`;
+    const teamOrigin = `https://studio-team-${engine.toLowerCase()}.example.com`;
+    const codes: string[] = [];
+    for (const [origin, query] of [[personalOrigin, {}], [teamOrigin, { team_id: team.body.id }]] as const) {
+      const made = await callOperation<{ code: string }>(target, 'createEmbedCode', { as: member.session, query, body: { kind: 'agent_embed', name: 'widget', models: [MODEL], allowed_origins: [origin] } });
+      t.is(made.status, 201, `${engine}: ${JSON.stringify(made.body)}`);
+      codes.push(made.body.code);
+    }
+    const allowed = async (origin: string) => (await target.server.inject({
+      method: 'OPTIONS', url: `/api/v1/${MODEL}`,
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-agent-embed-code,content-type' },
+    })).headers['access-control-allow-origin'];
+    t.is(await allowed(personalOrigin), personalOrigin, engine);
+    t.is(await allowed(teamOrigin), teamOrigin, engine);
+    // the account as a studio's user whose codes were made before they were refused one
+    await target.app.db('users').where({ id: member.userId }).update({ studio_id: studio.body.id });
+    const refused = await target.server.inject({
+      method: 'POST', url: `/api/v1/${MODEL}`, headers: { 'x-agent-embed-code': codes[0]!, origin: personalOrigin, 'content-type': 'application/json' }, payload: { prompt: 'a lighthouse' },
+    });
+    t.is(refused.statusCode, 403, `${engine}: ${refused.payload}`);
+    t.is(json(refused).code, 'studio_required', engine);
+    t.is(await allowed(personalOrigin), undefined, `${engine}: its requests are refused`);
+    t.is(await allowed(teamOrigin), teamOrigin, `${engine}: the team's code is the team's`);
+    await target.app.db('users').where({ id: member.userId }).update({ studio_id: null });
+    t.is(await allowed(personalOrigin), personalOrigin, `${engine}: outside studios again`);
+  }
+});

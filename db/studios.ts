@@ -266,6 +266,25 @@ export async function findActiveStudio(db: Db, by: { slug: string } | { hostname
   return { ...studio!, ownerDeletionPending: row.team_id == null && row.owner_deletion_due_at != null };
 }
 
+/**
+ * A disabled studio by its slug, for the little its context still serves its users (sign-in,
+ * export, deletion: plugins/credentials.ts whitelabelPlugin); undefined for an unknown or enabled
+ * one, and for one findActiveStudio would not serve for other reasons (a deleted team's, or a
+ * personal one whose owner is another studio's user). Its domains were freed when it was
+ * disabled, so only the slug names it.
+ */
+export async function findDisabledStudio(db: Db, slug: string): Promise<Studio | undefined> {
+  const row = await db<StudioRow>('studios').select('studios.*')
+    .leftJoin('teams', 'teams.id', 'studios.team_id')
+    .leftJoin('users as owner', 'owner.id', 'studios.user_id')
+    .where('studios.slug', slug)
+    .whereNotNull('studios.disabled_at')
+    .andWhere((w) => { w.whereNull('studios.team_id').orWhereNull('teams.deleted_at'); })
+    .andWhere((w) => { w.whereNotNull('studios.team_id').orWhereNull('owner.studio_id'); })
+    .first() as StudioRow | undefined;
+  return row ? (await withDomains(db, [row]))[0] : undefined;
+}
+
 /** The studio a user registered in (null: none). */
 export async function studioOfUser(db: Db, userId: number): Promise<number | null> {
   const row = await db('users').where('id', userId).first<{ studio_id: number | string | null } | undefined>('studio_id');

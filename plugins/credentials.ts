@@ -26,7 +26,7 @@ import type { EmbedCode, EmbedKind } from '../db/embed-codes.ts';
 import { checkEmbedOrigin, embedInput, refuseOwnerDeletionPending, studioUserCodeRefusal } from '../handlers/embeds.ts';
 import { studioForbiddenRefusal } from '../handlers/guards.ts';
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS } from './cors.ts';
-import { findActiveStudio, studioOfUser } from '../db/studios.ts';
+import { findActiveStudio, findDisabledStudio, studioOfUser } from '../db/studios.ts';
 import type { Studio } from '../db/studios.ts';
 
 // ---- API keys and sessions ----
@@ -382,7 +382,9 @@ export const embedPolicyPlugin: Plugin<{ app: App }> = {
 // Whitelabel studios (README "Whitelabel studios"): the studio context of a request. Not a
 // credential: `x-whitelabel-studio: <slug>` (or a `Host` that is one of a studio's domains)
 // selects a studio, and the request's own credential must belong to it.
-//   onPreAuth   the header's studio (unknown or disabled: 404 `studio_not_found`), else the Host's
+//   onPreAuth   the header's studio (unknown: 404 `studio_not_found`; disabled: only the operations
+//               that let its users sign in, take their data and leave, else 403 `studio_disabled`),
+//               else the Host's
 //   onPostAuth  a credential in a studio's context must be of a user of that studio, of its owner or
 //               of a member of its owning team (403 `studio_forbidden`, embed codes always, and so
 //               is resolving one in the context, handlers/embeds.ts); a studio's
@@ -408,6 +410,17 @@ function contextOf(s: Studio, by: 'header' | 'domain'): StudioContext {
     ...(s.ownerDeletionPending ? { ownerDeletionPending: true } : {}),
   };
 }
+
+/**
+ * What a disabled studio's context still answers: its users' accounts live only inside it, so
+ * without these they could neither take their data nor delete their account. Signing in (not
+ * the CLI's, which makes a key, nor Google's, whose callback finds enabled studios only), the
+ * session, the export and the deletion; nothing that registers, spends or makes a credential.
+ */
+export const DISABLED_STUDIO_OPERATIONS: ReadonlySet<string> = new Set([
+  'login', 'requestOtp', 'loginOtp', 'verifyOtp', 'forgotPassword', 'resetPassword',
+  'getSession', 'logout', 'exportAccount', 'requestAccountDeletion', 'cancelAccountDeletion',
+]);
 
 /** The gateway's own hostname (PUBLIC_URL's), lower-cased; '' when it has none. */
 function publicHostname(publicUrl: string): string {
@@ -450,7 +463,9 @@ export const whitelabelPlugin: Plugin<{ app: App }> = {
     // most requests (no studio header, the gateway's own host, a credential that carries its
     // user's studio) pass without one.
     const bySlug = async (request: Request, h: ResponseToolkit, sent: string) => {
-      const studio = /^[a-z0-9-]{1,40}$/.test(sent) ? await findActiveStudio(app.db, { slug: sent }) : undefined;
+      const valid = /^[a-z0-9-]{1,40}$/.test(sent);
+      // a disabled one is looked up only once no enabled one matched, so a served studio costs nothing more
+      const studio = valid ? await findActiveStudio(app.db, { slug: sent }) ?? await findDisabledStudio(app.db, sent) : undefined;
       if (!studio) throw new StudioRefusedError(404, 'studio_not_found', `no studio "${sent.slice(0, 40)}" on this gateway`);
       // A studio's domain is that studio's only: another studio named there would sign its users
       // in, and set its cookies, on a domain whose DNS another partner holds.
@@ -458,6 +473,9 @@ export const whitelabelPlugin: Plugin<{ app: App }> = {
       const atItsDomain = studio.servingDomains.includes(hostname);
       if (!atItsDomain && !ownHostname(own, hostname) && await findActiveStudio(app.db, { hostname })) {
         throw new StudioRefusedError(404, 'studio_not_found', `no studio "${sent}" at this domain, which serves another studio: call it at the gateway's address or at one of its own domains`);
+      }
+      if (studio.disabledAt !== null && !DISABLED_STUDIO_OPERATIONS.has(request.route.settings.id ?? '')) {
+        throw new StudioRefusedError(403, 'studio_disabled', `the studio "${studio.slug}" is disabled: its users may still sign in, export their account (GET /app/account/export) and delete it (POST /app/account/request-deletion), nothing else`);
       }
       request.app.studio = contextOf(studio, atItsDomain ? 'domain' : 'header');
       return h.continue;

@@ -13,6 +13,8 @@ import { creditWallet } from '../../db/wallet/moves.ts';
 import { createStudio as insertStudio } from '../../db/studios.ts';
 import { publishChallenges, startDns } from '../helpers/dns.ts';
 import type { TestDns } from '../helpers/dns.ts';
+import { startSmtp } from '../helpers/smtp.ts';
+import type { SmtpCapture } from '../helpers/smtp.ts';
 
 const MODEL = 'canvas-v1-fast-text-to-image';
 const OTHER_MODEL = 'canvas-v1-budget-text-to-image';
@@ -21,15 +23,18 @@ const PASSWORD = 'correct horse battery';
 let gw: TestGateway;
 let owner: Account;
 let dns: TestDns;
+let smtp: SmtpCapture;
 
 test.before(async () => {
   dns = await startDns();
-  gw = await startGateway({ worker: true, env: { STUDIO_DNS_SERVERS: dns.server } });
+  smtp = await startSmtp();
+  gw = await startGateway({ worker: true, env: { STUDIO_DNS_SERVERS: dns.server, SMTP_URL: smtp.url, AUTH_RATE_PER_ADDRESS: '1000' } });
   owner = await newAccount(gw, 100_000);
 });
 test.after.always(async () => {
   await gw?.stop();
   await dns?.close();
+  await smtp?.close();
 });
 ledgerCheckedAfterEach(test, () => gw?.app.db);
 
@@ -134,10 +139,78 @@ test('owners create, list, read, change and disable studios; slugs, domains, mod
   const disabled = await callOperation<Studio>(gw, 'disableStudio', { as: owner.session, params: { studio_id: studio.id } });
   t.truthy(disabled.body.disabled_at);
   const after = await gw.server.inject({ method: 'GET', url: '/api/v1/models', headers: inStudio(studio.slug) });
-  t.is(after.statusCode, 404);
-  t.is(json(after).code, 'studio_not_found');
+  t.is(after.statusCode, 403);
+  t.is(json(after).code, 'studio_disabled');
   // its domain no longer selects it, and may be taken by another studio
   t.is((await createStudio({ domains: ['shop.example.com'] })).domains[0], 'shop.example.com');
+});
+
+test('a disabled studio\'s users still sign in, export their account and ask for its deletion there; nothing else is served', async (t) => {
+  const host = `${uniqueName('gone').toLowerCase().replace(/[^a-z0-9]/g, '')}.partner.test`;
+  const studio = await verifyDomains(await createStudio({ domains: [host], name: 'Gone Shop' }));
+  const user = await studioUser(studio.slug, 5_000);
+  const email = (await gw.app.db('users').where('id', user.userId).first<{ email: string }>('email')).email;
+  const registered = await smtp.code(email); // mailed at registration, while the studio served
+  t.is((await callOperation(gw, 'disableStudio', { as: owner.session, params: { studio_id: studio.id } })).status, 200);
+  const ctx = inStudio(studio.slug);
+
+  // signing in: verifying the address, the password, and a one-time code mailed in the studio's name (the account's brand)
+  t.is((await callOperation(gw, 'verifyOtp', { headers: ctx, body: { email, otp: registered } })).status, 200);
+  const login = await callOperation<{ access_token: string }>(gw, 'login', { headers: ctx, body: { email, password: PASSWORD } });
+  t.is(login.status, 200);
+  const session = login.body.access_token;
+  t.is((await callOperation(gw, 'requestOtp', { headers: ctx, body: { email } })).status, 200);
+  const code = await smtp.code(email);
+  const mail = smtp.messages.filter((m) => m.to.includes(email.toLowerCase())).find((m) => m.raw.includes(code))!.raw;
+  t.regex(mail, /Subject: Your Gone Shop one-time code/);
+  const byCode = await callOperation<{ access_token: string }>(gw, 'loginOtp', { headers: ctx, body: { email, otp: code } });
+  t.is(byCode.status, 200);
+  const me = await callOperation<{ user: { id: number } }>(gw, 'getSession', { as: session, headers: ctx });
+  t.is(me.status, 200);
+  t.is(Number(me.body.user.id), user.userId);
+
+  // their data, with the key they made while the studio served
+  const exported = await callOperation<{ user: { email: string }; api_keys: Array<{ name: string }> }>(gw, 'exportAccount', { as: session, headers: ctx });
+  t.is(exported.status, 200);
+  t.is(exported.body.user.email, email);
+  t.deepEqual(exported.body.api_keys.map((k) => k.name), ['live']);
+
+  // nothing that registers, spends, makes a credential or shows the catalog
+  const refused = async (res: { statusCode: number; payload: string }, what: string) => {
+    t.is(res.statusCode, 403, `${what}: ${res.payload}`);
+    t.is(json(res).code, 'studio_disabled', what);
+    t.regex(String(json(res).detail), /disabled: its users may still sign in, export their account .* and delete it/, what);
+  };
+  await refused(await submit(user.liveKey, studio.slug), 'a run with their key');
+  await refused(await gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}`, headers: { authorization: `Bearer ${session}`, 'content-type': 'application/json', ...ctx }, payload: { prompt: 'a lighthouse' } }), 'a run with the new session');
+  await refused(await gw.server.inject({ method: 'POST', url: '/api/v1/keys', headers: { authorization: `Bearer ${session}`, ...ctx }, payload: { name: 'again', is_test: false } }), 'a key');
+  await refused(await gw.server.inject({ method: 'POST', url: '/auth/register', headers: ctx, payload: { email: `${uniqueName('late')}@example.com`, password: PASSWORD } }), 'a registration');
+  await refused(await gw.server.inject({ method: 'POST', url: '/auth/cli/login', headers: ctx, payload: { email, password: PASSWORD } }), 'the CLI sign-in, which makes a key');
+  await refused(await gw.server.inject({ method: 'GET', url: '/api/v1/models', headers: ctx }), 'the catalog');
+  await refused(await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { authorization: `Bearer ${session}`, ...ctx } }), 'the balance');
+  // outside the studio its users are what they were: studio_required
+  t.is(json(await gw.server.inject({ method: 'GET', url: '/app/account/export', headers: { authorization: `Bearer ${session}` } })).code, 'studio_required');
+  // its domain was freed with it: there the request is the gateway's own, which knows no account of a studio
+  t.is((await gw.server.inject({ method: 'POST', url: '/auth/login', headers: { host }, payload: { email, password: PASSWORD } })).statusCode, 401);
+  // an unknown studio is still unknown
+  const unknown = await gw.server.inject({ method: 'POST', url: '/auth/login', headers: inStudio('no-such-studio-here'), payload: { email, password: PASSWORD } });
+  t.is(unknown.statusCode, 404);
+  t.is(json(unknown).code, 'studio_not_found');
+
+  // leaving: the deletion is scheduled, can be cancelled, and scheduled again; then the session ends
+  const deletion = await callOperation<{ scheduled_deletion_at: string | null }>(gw, 'requestAccountDeletion', { as: session, headers: ctx });
+  t.is(deletion.status, 200, JSON.stringify(deletion.body));
+  t.truthy(deletion.body.scheduled_deletion_at);
+  t.is((await callOperation(gw, 'cancelAccountDeletion', { as: session, headers: ctx })).status, 200);
+  t.is((await callOperation(gw, 'logout', { as: session, headers: ctx })).status, 200);
+  t.is((await callOperation(gw, 'getSession', { as: session, headers: ctx })).status, 401);
+  // a forgotten password is reset there too
+  t.is((await callOperation(gw, 'forgotPassword', { headers: ctx, body: { email } })).status, 200);
+  const reset = await callOperation(gw, 'resetPassword', { headers: ctx, body: { email, otp: await smtp.code(email), new_password: `${PASSWORD} again` } });
+  t.is(reset.status, 200, JSON.stringify(reset.body));
+  const again = await callOperation<{ access_token: string }>(gw, 'login', { headers: ctx, body: { email, password: `${PASSWORD} again` } });
+  t.is(again.status, 200);
+  t.is((await callOperation(gw, 'requestAccountDeletion', { as: again.body.access_token, headers: ctx })).status, 200);
 });
 
 test('the header needs a credential of the studio: unknown 404, outsiders 403, its users only inside it, the owner too', async (t) => {

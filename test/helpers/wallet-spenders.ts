@@ -92,7 +92,7 @@ export async function standing(gw: TestGateway, p: Planted, session: string): Pr
     embed: (await submit({ 'x-embed-code': p.embed })).statusCode,
     agentEmbed: (await submit({ 'x-agent-embed-code': p.agentEmbed })).statusCode,
     studioUser: studio.statusCode,
-    ...(studio.statusCode === 404 ? { studioCode: String((JSON.parse(studio.payload) as { code?: string }).code) } : {}),
+    ...(studio.statusCode === 403 || studio.statusCode === 404 ? { studioCode: String((JSON.parse(studio.payload) as { code?: string }).code) } : {}),
     invite: (await call(gw, 'POST', '/app/team_invites/accept', p.invitee, { token: p.inviteToken })).status,
     teamEmbed: (await submit({ 'x-embed-code': p.teamEmbed })).statusCode,
     webhookUrl: (settings.body.webhook_url as string | null) ?? null,
@@ -101,7 +101,7 @@ export async function standing(gw: TestGateway, p: Planted, session: string): Pr
 }
 
 /**
- * Everything is gone: both codes 401, the studio 404, the invite 404, no alert webhook URL (the
+ * Everything is gone: both codes 401, the studio disabled (403: its users may only sign in, export and leave), the invite 404, no alert webhook URL (the
  * threshold kept); the team's code still works (402: the team's wallet is empty).
  */
-export const TAKEN_BACK: Standing = { embed: 401, agentEmbed: 401, studioUser: 404, studioCode: 'studio_not_found', invite: 404, teamEmbed: 402, webhookUrl: null, lowBalanceThreshold: 100 };
+export const TAKEN_BACK: Standing = { embed: 401, agentEmbed: 401, studioUser: 403, studioCode: 'studio_disabled', invite: 404, teamEmbed: 402, webhookUrl: null, lowBalanceThreshold: 100 };

@@ -165,4 +165,6 @@ export interface StudioContext {
   by?: 'header' | 'domain';
   /** a personal studio whose owner has scheduled their account's deletion (db/studios.ts findActiveStudio) */
   ownerDeletionPending?: boolean;
+  /** disabled: only DISABLED_STUDIO_OPERATIONS (plugins/credentials.ts) reach a handler in its context */
+  disabled?: boolean;
 }

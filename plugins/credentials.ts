@@ -408,6 +408,7 @@ function contextOf(s: Studio, by: 'header' | 'domain'): StudioContext {
     id: s.id, slug: s.slug, userId: s.userId, teamId: s.teamId, allowedModels: s.allowedModels,
     payerMode: s.payerMode, markupPercent: s.markupPercent, modelPrices: s.modelPrices,
     ...(s.ownerDeletionPending ? { ownerDeletionPending: true } : {}),
+    ...(s.disabledAt !== null ? { disabled: true } : {}),
   };
 }
 
@@ -416,10 +417,13 @@ function contextOf(s: Studio, by: 'header' | 'domain'): StudioContext {
  * without these they could neither take their data nor delete their account. Signing in (not
  * the CLI's, which makes a key, nor Google's, whose callback finds enabled studios only), the
  * session, the export and the deletion; nothing that registers, spends or makes a credential.
+ * The storefront's page needs the site (getSiteInfo, which says the studio is disabled) and the
+ * profile (getUserDetails: whether a deletion is scheduled; the export holds the same).
  */
 export const DISABLED_STUDIO_OPERATIONS: ReadonlySet<string> = new Set([
   'login', 'requestOtp', 'loginOtp', 'verifyOtp', 'forgotPassword', 'resetPassword',
   'getSession', 'logout', 'exportAccount', 'requestAccountDeletion', 'cancelAccountDeletion',
+  'getSiteInfo', 'getUserDetails',
 ]);
 
 /** The gateway's own hostname (PUBLIC_URL's), lower-cased; '' when it has none. */

@@ -1464,7 +1464,7 @@ export interface paths {
         };
         /**
          * What a sign-in page needs to know about this site
-         * @description Public. The site a browser is on: the gateway itself, or a whitelabel studio's storefront (in the studio's context: its domain or `x-whitelabel-studio`), with the studio's name and branding and who pays for its runs; whether new accounts may register here; which sign-in methods are offered; and whether credit can be bought here, with the operator's presets and limits. Nothing in it is secret, and it names no other studio.
+         * @description Public. The site a browser is on: the gateway itself, or a whitelabel studio's storefront (in the studio's context: its domain or `x-whitelabel-studio`), with the studio's name and branding and who pays for its runs; whether new accounts may register here; which sign-in methods are offered; and whether credit can be bought here, with the operator's presets and limits. Nothing in it is secret, and it names no other studio. A disabled studio's storefront still answers (`disabled: true`): its users may only sign in, export their account and delete it there, so it offers no registration, no Google sign-in and nothing for sale.
          */
         get: operations["getSiteInfo"];
         put?: never;
@@ -5016,6 +5016,7 @@ export interface components {
          * @example {
          *       "name": "mediagate",
          *       "studio": null,
+         *       "disabled": false,
          *       "registration": "open",
          *       "sign_in": {
          *         "password": true,
@@ -5063,6 +5064,8 @@ export interface components {
                  */
                 payer_mode: "owner_pays" | "end_user_pays";
             };
+            /** @description The studio has been disabled: its users may still sign in (password, one-time code, password reset), read their profile, export their account and ask for its deletion (or cancel it), and every other request in its context is 403 `studio_disabled`. Then `registration` is `closed` (no one may register), `sign_in.google` and `payments.enabled` are false and `payments.plans` is empty. False on the gateway itself and on a studio that serves. */
+            disabled: boolean;
             /**
              * @description `closed`: only an address holding a pending team invitation may create an account.
              * @enum {string}

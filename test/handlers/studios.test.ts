@@ -213,6 +213,38 @@ test('a disabled studio\'s users still sign in, export their account and ask for
   t.is((await callOperation(gw, 'requestAccountDeletion', { as: again.body.access_token, headers: ctx })).status, 200);
 });
 
+test('a disabled studio\'s storefront still loads: getSiteInfo says it is disabled, offers nothing but signing in, and its users read their profile', async (t) => {
+  type Site = { name: string; disabled: boolean; studio: { slug: string; name: string; primary_color: string | null } | null; registration: string; sign_in: { password: boolean; code: boolean; google: boolean }; payments: { enabled: boolean; plans: unknown[] } };
+  const studio = await createStudio({ name: 'Closing Shop', branding: { primary_color: '#0b6e4f' } });
+  const user = await studioUser(studio.slug);
+  const served = await callOperation<Site>(gw, 'getSiteInfo', { headers: inStudio(studio.slug) });
+  t.is(served.status, 200);
+  t.false(served.body.disabled);
+  t.is(served.body.registration, 'open');
+  const gateway = await callOperation<Site>(gw, 'getSiteInfo', {});
+  t.false(gateway.body.disabled);
+  t.is(gateway.body.studio, null);
+
+  t.is((await callOperation(gw, 'disableStudio', { as: owner.session, params: { studio_id: studio.id } })).status, 200);
+  const closed = await callOperation<Site>(gw, 'getSiteInfo', { headers: inStudio(studio.slug) });
+  t.is(closed.status, 200, JSON.stringify(closed.body));
+  t.true(closed.body.disabled);
+  t.is(closed.body.name, 'Closing Shop');
+  t.like(closed.body.studio, { slug: studio.slug, name: 'Closing Shop', primary_color: '#0b6e4f' });
+  t.is(closed.body.registration, 'closed');
+  t.like(closed.body.sign_in, { password: true, code: true, google: false });
+  t.false(closed.body.payments.enabled);
+  t.deepEqual(closed.body.payments.plans, []);
+  // the profile says whether a deletion is scheduled; the export holds it anyway
+  const me = await callOperation<{ email: string; scheduled_deletion_at: string | null }>(gw, 'getUserDetails', { as: user.session, headers: inStudio(studio.slug) });
+  t.is(me.status, 200, JSON.stringify(me.body));
+  t.is(me.body.scheduled_deletion_at, null);
+  // the studio's other pages stay closed
+  t.is(json(await gw.server.inject({ method: 'GET', url: '/app/get_user_keys', headers: { authorization: `Bearer ${user.session}`, ...inStudio(studio.slug) } })).code, 'studio_disabled');
+  // an unknown studio is still unknown
+  t.is((await callOperation(gw, 'getSiteInfo', { headers: inStudio('no-such-studio-here') })).status, 404);
+});
+
 test('the header needs a credential of the studio: unknown 404, outsiders 403, its users only inside it, the owner too', async (t) => {
   const studio = await createStudio();
   const user = await studioUser(studio.slug);

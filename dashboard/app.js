@@ -25,6 +25,8 @@ import { Notice } from './pages/ui.js';
 
 // Grouped as a user thinks of them: making things, wiring them into code, paying, the account.
 // `studio: false` pages are the gateway's own business and never appear on a studio's storefront.
+// A disabled studio's storefront serves its users only their data and the way out (the gateway
+// refuses everything else there): the `closed: true` page alone.
 const GROUPS = [
   { title: 'Create', pages: [
     { path: 'overview', title: 'Overview', view: Overview },
@@ -47,19 +49,23 @@ const GROUPS = [
     { path: 'studios', title: 'Studios', view: Studios, studio: false },
   ] },
   { title: 'You', pages: [
-    { path: 'account', title: 'Account', view: Account },
+    { path: 'account', title: 'Account', view: Account, closed: true },
     // shown to support, billing and admin accounts only (each route checks the role again)
     { path: 'admin', title: 'Admin', view: Admin, roles: STAFF_ROLES, studio: false },
   ] },
 ];
 const PAGES = GROUPS.flatMap((g) => g.pages);
 
-const allowed = (p, user, site) => (!p.roles || p.roles.includes(user.role)) && !(site.studio && p.studio === false)
+const allowed = (p, user, site) => (site.disabled ? p.closed === true : true)
+  && (!p.roles || p.roles.includes(user.role)) && !(site.studio && p.studio === false)
   && !(site.studio && site.studio.payer_mode === 'owner_pays' && p.ownWallet);
+
+/** The page to land on: the overview, or on a disabled studio's storefront the account. */
+const homeOf = (site) => (site.disabled ? 'account' : 'overview');
 
 function currentPath(user, site) {
   const p = location.hash.replace(/^#\/?/, '').split('?')[0];
-  return PAGES.some((x) => x.path === p && allowed(x, user, site)) ? p : 'overview';
+  return PAGES.some((x) => x.path === p && allowed(x, user, site)) ? p : homeOf(site);
 }
 
 /**
@@ -127,7 +133,7 @@ function Shell({ site, user, onSignOut: endSession }) {
     <a class="skip" href="#main" onClick=${(e) => { e.preventDefault(); document.getElementById('page-title')?.focus(); }}>Skip to content</a>
     <div class=${menuOpen ? 'layout menu-open' : 'layout'}>
       <header class=${site.branded ? 'top branded' : 'top'}>
-        <a class="brand" href="#/overview">${logo ? html`<img class="logo" src=${logo} alt="" />` : null}${site.name}</a>
+        <a class="brand" href=${`#/${homeOf(site)}`}>${logo ? html`<img class="logo" src=${logo} alt="" />` : null}${site.name}</a>
         <button type="button" class="menu-button secondary" aria-expanded=${menuOpen} aria-controls="sidebar" onClick=${() => setMenuOpen(!menuOpen)}>Menu</button>
       </header>
       <nav id="sidebar" class="sidebar" aria-label="Main">
@@ -150,7 +156,9 @@ function Shell({ site, user, onSignOut: endSession }) {
           You are acting as <strong>${user.email}</strong> on behalf of staff user ${user.impersonatedBy}. Every request is recorded.
           <button type="button" class="link" onClick=${onSignOut}>End</button></div>`}
         <${Notice} error=${signOutError} />
-        <main id="main" class=${page.wide ? 'wide' : undefined}><h1 id="page-title" tabindex="-1">${page.title}</h1><${View} user=${user} site=${site} /></main>
+        <main id="main" class=${page.wide ? 'wide' : undefined}><h1 id="page-title" tabindex="-1">${page.title}</h1>
+          ${site.disabled && html`<p class="notice" role="note" data-testid="studio-closed">${site.name} has closed. You can still download your data or delete your account here.</p>`}
+          <${View} user=${user} site=${site} /></main>
       </div>
     </div>`;
 }

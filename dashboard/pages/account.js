@@ -1,5 +1,6 @@
 // Account: the profile, an export of everything stored about you, deletion with its grace
-// period (the countdown to the date) and cancel, and what staff did on the account.
+// period (the countdown to the date) and cancel, and what staff did on the account (not on a
+// disabled studio's storefront, which serves its users only their data and the deletion).
 // docs/api/credentials.md "Deleting an account" and "Staff access to your account".
 import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
 import { api } from '../api.js';
@@ -80,7 +81,7 @@ function daysLeft(iso, now = Date.now()) {
   return Math.max(0, Math.ceil((new Date(iso).getTime() - now) / 86_400_000));
 }
 
-export function Account({ user }) {
+export function Account({ user, site }) {
   const [me, setMe] = useState(null);
   const [error, setError] = useState(null);
   const [busy, setBusy] = useState(false);
@@ -121,7 +122,8 @@ export function Account({ user }) {
           <button type="button" class="danger secondary" disabled=${busy} onClick=${() => act('/app/account/request-deletion', 'Delete your account? Your API keys stop working now, and everything is erased when the grace period ends unless you cancel.')}>Request deletion</button>`}
       </div>
     </section>
-    <h2 class="section">Staff access to your account</h2>
-    <p class="muted">Each time a support agent or administrator signed in as you, made a sign-in or password link for you, or changed your wallet, with the reason they gave.</p>
-    <${StaffAccess} user=${user} />`;
+    ${!(site && site.disabled) && html`
+      <h2 class="section">Staff access to your account</h2>
+      <p class="muted">Each time a support agent or administrator signed in as you, made a sign-in or password link for you, or changed your wallet, with the reason they gave.</p>
+      <${StaffAccess} user=${user} />`}`;
 }

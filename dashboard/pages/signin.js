@@ -1,16 +1,17 @@
 // Getting in: sign in by password or by a one-time code, create an account and verify its address
 // with the mailed code, reset a forgotten password, and Google sign-in where the operator set it
 // up. Every session is asked for as the HttpOnly cookie (session=cookie); the page only keeps its
-// CSRF token. On a studio's storefront all of it happens inside the studio (api.js names it).
+// CSRF token. On a studio's storefront all of it happens inside the studio (api.js names it); on a
+// disabled studio's its users only sign in (to take their data and leave), so there is no sign-up.
 import { html, useEffect, useState } from '/dashboard/vendor/preact-htm.js';
 import { api, appBase, session } from '../api.js';
 import { Notice } from './ui.js';
 
 const VIEWS = ['sign-in', 'sign-up', 'verify', 'forgot-password'];
 
-function viewOfHash() {
+function viewOfHash(site) {
   const v = location.hash.replace(/^#\/?/, '').split('?')[0];
-  return VIEWS.includes(v) ? v : 'sign-in';
+  return VIEWS.includes(v) && !(site.disabled && v === 'sign-up') ? v : 'sign-in';
 }
 
 function go(view) {
@@ -169,11 +170,11 @@ function ForgotForm({ email, setEmail, onReset }) {
 const TITLES = { 'sign-in': 'Sign in', 'sign-up': 'Create your account', verify: 'Verify your email', 'forgot-password': 'Reset your password' };
 
 export function SignIn({ site, returnTo, onSignedIn }) {
-  const [view, setView] = useState(viewOfHash());
+  const [view, setView] = useState(viewOfHash(site));
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   useEffect(() => {
-    const changed = () => setView(viewOfHash());
+    const changed = () => setView(viewOfHash(site));
     addEventListener('hashchange', changed);
     changed(); // a fragment changed before the listener was there
     return () => removeEventListener('hashchange', changed);
@@ -181,20 +182,21 @@ export function SignIn({ site, returnTo, onSignedIn }) {
   useEffect(() => { document.title = `${TITLES[view]} · ${site.name}`; }, [view]);
   const show = (v) => { go(v); setView(v); };
   // links change the fragment; the view follows (and the browser's back button works)
-  const done = () => { history.replaceState(null, '', `${location.pathname}${returnTo ?? '#/overview'}`); onSignedIn(); };
+  const done = () => { history.replaceState(null, '', `${location.pathname}${returnTo ?? (site.disabled ? '#/account' : '#/overview')}`); onSignedIn(); };
   return html`
     <main class="signin" id="main">
       <${Brand} site=${site} />
       <h1>${TITLES[view]}</h1>
+      ${site.disabled && html`<p class="notice" role="note" data-testid="studio-closed">${site.name} has closed: no new accounts, and nothing more to run or buy. If you have an account here, sign in to download your data or delete your account.</p>`}
       ${view === 'sign-in' && html`<${SignInForm} site=${site} onSignedIn=${done} email=${email} setEmail=${setEmail} />`}
       ${view === 'sign-up' && html`<${SignUpForm} site=${site} email=${email} setEmail=${setEmail} password=${password} setPassword=${setPassword} onRegistered=${() => show('verify')} />`}
       ${view === 'verify' && html`<${VerifyForm} email=${email} setEmail=${setEmail} password=${password} onVerified=${(signedIn) => (signedIn ? done() : show('sign-in'))} />`}
       ${view === 'forgot-password' && html`<${ForgotForm} email=${email} setEmail=${setEmail} onReset=${done} />`}
-      <p class="switch">
+      ${!(site.disabled && view === 'sign-in') && html`<p class="switch">
         ${view === 'sign-in'
           ? html`New here? <a href="#/sign-up">Create an account</a>`
-          : html`Already have an account? <a href="#/sign-in">Sign in</a>`}
-      </p>
+          : site.disabled ? html`<a href="#/sign-in">Back to sign in</a>` : html`Already have an account? <a href="#/sign-in">Sign in</a>`}
+      </p>`}
     </main>`;
 }
 

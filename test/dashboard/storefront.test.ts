@@ -2,8 +2,9 @@
 // 127.0.0.1 inside chromium with --host-resolver-rules) and under the gateway's address at
 // /s/<slug>: the studio's name, logo and colours, only its models at its prices, sign-up with the
 // code mailed in the studio's name, a run charged at the studio price, credit for sale where its
-// users pay, and no trace of the gateway's brand or of another studio. MariaDB, RabbitMQ, a worker,
-// a real SMTP server.
+// users pay, and no trace of the gateway's brand or of another studio; a disabled studio's
+// storefront, where its users only take their data and leave. MariaDB, RabbitMQ, a worker, a real
+// SMTP server.
 import test from 'ava';
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
@@ -236,5 +237,68 @@ test.serial('a storefront whose owner pays shows no wallet or credit for sale; a
   await page.goto(`${base}/s/no-such-studio`);
   await page.getByRole('heading', { name: 'This page cannot load' }).waitFor();
   t.regex((await page.getByRole('alert').textContent())!, /No studio "no-such-studio"/);
+  await page.context().close();
+});
+
+test.serial('a disabled studio\'s storefront says it has closed; its users sign in there, download their data and delete their account, and nothing else', async (t) => {
+  const closingSlug = `${slug.slice(0, 25)}-closing`;
+  const made = await callOperation<{ id: number }>(gw, 'createStudio', {
+    as: owner.session,
+    body: { slug: closingSlug, name: 'Closing Shop', branding: { primary_color: '#0b6e4f' }, allowed_models: ['canvas-v1-fast-text-to-image'], payer_mode: 'end_user_pays' },
+  });
+  t.is(made.status, 201);
+  const email = `${uniqueName('leaver')}@example.com`;
+  const reg = await gw.server.inject({ method: 'POST', url: '/auth/register', headers: { 'x-whitelabel-studio': closingSlug }, payload: { email, password: 'correct horse battery' } });
+  t.is(reg.statusCode, 201);
+  t.is((await callOperation(gw, 'disableStudio', { as: owner.session, params: { studio_id: made.body.id } })).status, 200);
+  // this gateway sells credit and offers Google sign-in; the closed studio offers neither
+  const site = await callOperation<{ disabled: boolean; registration: string; sign_in: { google: boolean }; payments: { enabled: boolean } }>(gw, 'getSiteInfo', { headers: { 'x-whitelabel-studio': closingSlug } });
+  t.like(site.body, { disabled: true, registration: 'closed', sign_in: { google: false }, payments: { enabled: false } });
+
+  const { page, problems } = await storefrontPage();
+  await page.goto(`${base}/s/${closingSlug}`);
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  t.is(await page.title(), 'Sign in · Closing Shop');
+  t.regex((await page.getByTestId('studio-closed').textContent())!, /Closing Shop has closed.*sign in to download your data or delete your account/);
+  t.is(await page.getByRole('link', { name: 'Create an account' }).count(), 0);
+  t.is(await page.getByRole('button', { name: 'Continue with Google' }).count(), 0);
+  t.is(await page.getByRole('link', { name: 'Forgot your password?' }).count(), 1);
+  t.deepEqual(await seriousAxeViolations(page), []);
+  await screenshot(page, 'storefront', 'closed-sign-in');
+  // the sign-up page's address leads to signing in
+  await page.goto(`${base}/s/${closingSlug}#/sign-up`);
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('correct horse battery');
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.getByRole('heading', { name: 'Account', exact: true }).waitFor();
+  await page.getByTestId('studio-closed').waitFor();
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  t.deepEqual(await nav.locator('ul a').allTextContents(), ['Account'], 'no page that would only be refused');
+  t.is(await nav.getByRole('button', { name: 'Sign out' }).count(), 1);
+  t.is(await page.getByText('Staff access to your account').count(), 0);
+  // another page's address shows the account
+  await page.goto(`${base}/s/${closingSlug}#/keys`);
+  await page.getByRole('heading', { name: 'Account', exact: true }).waitFor();
+
+  await page.getByRole('button', { name: 'Prepare my data export' }).click();
+  const download = page.waitForEvent('download');
+  await page.getByTestId('export-link').click();
+  const file = await (await download).path();
+  const exported = JSON.parse(readFileSync(file, 'utf8')) as { user: { email: string } };
+  t.is(exported.user.email, email);
+
+  page.once('dialog', (d) => d.accept());
+  await page.getByRole('button', { name: 'Request deletion' }).click();
+  await page.getByTestId('deletion-scheduled').waitFor();
+  const due = await gw.app.db('users').where({ email }).first<{ deletion_due_at: number | string | null }>('deletion_due_at');
+  t.not(due!.deletion_due_at, null, 'the deletion is scheduled');
+  t.deepEqual(await seriousAxeViolations(page), []);
+  await screenshot(page, 'storefront', 'closed-account');
+
+  await nav.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  t.deepEqual(problems, []);
   await page.context().close();
 });

@@ -661,6 +661,14 @@ test('a page can read every refusal of a code, in a browser: each names the requ
   t.is(both.headers['access-control-allow-origin'], undefined);
 });
 
+/** The origin an agent embed code's CORS preflight of a submit to MODEL allows from `origin` (undefined: none). */
+async function agentPreflight(target: TestGateway, origin: string): Promise<unknown> {
+  return (await target.server.inject({
+    method: 'OPTIONS', url: `/api/v1/${MODEL}`,
+    headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-agent-embed-code,content-type' },
+  })).headers['access-control-allow-origin'];
+}
+
 test('a preflight allows no origin for a personal code whose account is being deleted, until the deletion is cancelled; a team\'s code keeps its origin, on MariaDB and SQLite', async (t) => {
   for (const [engine, target] of [['MariaDB', gw], ['SQLite', lite]] as const) {
     const leaving = await newAccount(target);
@@ -671,10 +679,7 @@ test('a preflight allows no origin for a personal code whose account is being de
       const made = await callOperation(target, 'createEmbedCode', { as: leaving.session, query, body: { kind: 'agent_embed', name: 'widget', models: [MODEL], allowed_origins: [origin] } });
       t.is(made.status, 201, `${engine}: ${JSON.stringify(made.body)}`);
     }
-    const allowed = async (origin: string) => (await target.server.inject({
-      method: 'OPTIONS', url: `/api/v1/${MODEL}`,
-      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-agent-embed-code,content-type' },
-    })).headers['access-control-allow-origin'];
+    const allowed = (origin: string) => agentPreflight(target, origin);
     t.is(await allowed(personalOrigin), personalOrigin, engine);
     t.is(await allowed(teamOrigin), teamOrigin, engine);
     await target.app.db('users').where({ id: leaving.userId }).update({ deletion_requested_at: NOW, deletion_due_at: NOW + 30 * 86_400_000 });
@@ -702,10 +707,7 @@ test('a preflight allows no origin for a personal code of a studio\'s user, whos
       t.is(made.status, 201, `${engine}: ${JSON.stringify(made.body)}`);
       codes.push(made.body.code);
     }
-    const allowed = async (origin: string) => (await target.server.inject({
-      method: 'OPTIONS', url: `/api/v1/${MODEL}`,
-      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-agent-embed-code,content-type' },
-    })).headers['access-control-allow-origin'];
+    const allowed = (origin: string) => agentPreflight(target, origin);
     t.is(await allowed(personalOrigin), personalOrigin, engine);
     t.is(await allowed(teamOrigin), teamOrigin, engine);
     // the account as a studio's user whose codes were made before they were refused one

@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import type { Db } from './knex.ts';
 import { bool, iso, isoOrNull, num, numOrNull } from './knex.ts';
 import { normaliseEmail } from './users.ts';
+import { usageRowOf } from './predictions/record.ts';
 import type { PredictionStatus } from './predictions/record.ts';
 
 const DAY_MS = 86_400_000;
@@ -132,11 +133,6 @@ export interface GatewayStats {
 const dayExpr = (db: Db) => db.raw('created_at - (created_at % ?)', [DAY_MS]);
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-/** An inline call (POST /v1/chat/completions): its usage row marks it. */
-function inline(this: Knex.QueryBuilder): void {
-  this.select(1).from('prediction_usage').whereRaw('prediction_usage.prediction_id = predictions.id');
-}
-
 /** Totals since `since` (the start of a UTC day), every day listed even when nothing happened. */
 export async function gatewayStats(db: Db, since: number, now: number): Promise<GatewayStats> {
   // every status on its own: each one is a range of the (status, created_at) index
@@ -151,7 +147,7 @@ export async function gatewayStats(db: Db, since: number, now: number): Promise<
     db('predictions').whereIn('status', statuses).andWhere('created_at', '>=', since)
       .select('status', { day: dayExpr(db) }).count({ n: '*' }).groupBy('status', 'day') as Promise<Array<Record<string, unknown>>>,
     // completed runs, and chat calls cancelled mid-answer, which were charged what they relayed (their price)
-    db('predictions').where((q) => q.where('status', 'completed').orWhere((c) => c.where('status', 'cancelled').whereExists(inline)))
+    db('predictions').where((q) => q.where('status', 'completed').orWhere((c) => c.where('status', 'cancelled').whereExists(usageRowOf())))
       .andWhere('created_at', '>=', since).andWhere('is_test', false)
       .select({ day: dayExpr(db) }).sum({ spend: 'price' }).groupBy('day') as Promise<Array<Record<string, unknown>>>,
     db('predictions').where('status', 'failed').andWhere('created_at', '>=', since)

@@ -26,9 +26,19 @@ export const TERMINAL: readonly PredictionStatus[] = ['completed', 'failed', 'ca
  */
 export function spentOrHeld(q: Knex.QueryBuilder, table = 'predictions'): Knex.QueryBuilder {
   return q.whereNot(`${table}.status`, 'failed').andWhere((w) => {
-    w.whereNot(`${table}.status`, 'cancelled')
-      .orWhereExists((e) => e.select(1).from('prediction_usage').whereRaw('prediction_usage.prediction_id = ??', [`${table}.id`]));
+    w.whereNot(`${table}.status`, 'cancelled').orWhereExists(usageRowOf(table));
   });
+}
+
+/**
+ * The subquery of a prediction's usage row (prediction_usage), for whereExists / whereNotExists:
+ * the row marks an inline call (POST /v1/chat/completions); an asynchronous language model's
+ * prediction gets one only with its completion. `table` names the predictions in the outer query.
+ */
+export function usageRowOf(table = 'predictions'): (this: Knex.QueryBuilder) => void {
+  return function usageRow(this: Knex.QueryBuilder) {
+    this.select(1).from('prediction_usage').whereRaw('prediction_usage.prediction_id = ??', [`${table}.id`]);
+  };
 }
 
 /** The moderation state a prediction carries (the column defaults to unreviewed; the spec's ReviewStatus). */

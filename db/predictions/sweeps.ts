@@ -2,21 +2,18 @@
 // and must be published again, and the embedded gateway's recovery at start-up. The transitions a
 // request goes through are the store's (db/store/types.ts); these only find work and restart the
 // sweeper's clock on it.
-import type { Knex } from 'knex';
 import type { Db } from '../knex.ts';
 import { affected, isMysql } from '../knex.ts';
 import { withLockRetry } from '../retry.ts';
-import { toPrediction } from './record.ts';
+import { toPrediction, usageRowOf } from './record.ts';
 import type { Prediction, PredictionRow } from './record.ts';
 
 /**
- * Not an inline call (prediction_usage marks those): no worker runs one, whatever its state. An
+ * With whereNotExists, not an inline call (prediction_usage marks those): no worker runs one, whatever its state. An
  * asynchronous language model's prediction gets its usage row only in its completion, so no
  * unfinished one has a row and each is swept as any other.
  */
-function notInline(this: Knex.QueryBuilder): void {
-  this.select(1).from('prediction_usage').whereRaw('prediction_usage.prediction_id = predictions.id');
-}
+const notInline = usageRowOf();
 
 /**
  * Embedded start-up only (one process, nothing else running): rows left `processing` by a

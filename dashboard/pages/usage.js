@@ -39,6 +39,11 @@ function Alerts() {
   const [error, setError] = useState(null);
   const [saved, setSaved] = useState(false);
   const [hookUrl, setHookUrl] = useState(null);
+  // what was typed, field by field, until saved: a re-render (the page's other data arriving)
+  // must not put the stored value back over it
+  const [typed, setTyped] = useState({});
+  const shown = (name) => typed[name] ?? settings[name] ?? '';
+  const type = (name) => (e) => setTyped({ ...typed, [name]: e.target.value });
   const [tested, setTested] = useState(null);
   const [testing, setTesting] = useState(false);
   const load = () => Promise.all([api('GET', '/app/alert_settings', { team: true }), api('GET', '/app/alerts', { team: true })])
@@ -57,6 +62,7 @@ function Alerts() {
     };
     try {
       setSettings((await api('PUT', '/app/alert_settings', { team: true, body })).body);
+      setTyped({});
       setSaved(true);
     } catch (err) { setError(err); }
   }
@@ -73,11 +79,11 @@ function Alerts() {
     <${Notice} error=${error} />
     <form onSubmit=${save} class="settings" aria-label="Alerts and budget" data-testid="alert-settings">
       <label>Alert when the balance falls below (credits)
-        <input type="number" name="low_balance_threshold" min="1" step="1" value=${settings.low_balance_threshold ?? ''} placeholder="off" /></label>
+        <input type="number" name="low_balance_threshold" min="1" step="1" value=${shown('low_balance_threshold')} onInput=${type('low_balance_threshold')} placeholder="off" /></label>
       <label>Monthly budget (credits)
-        <input type="number" name="monthly_budget" min="0" step="1" value=${settings.monthly_budget ?? ''} placeholder="none" /></label>
+        <input type="number" name="monthly_budget" min="0" step="1" value=${shown('monthly_budget')} onInput=${type('monthly_budget')} placeholder="none" /></label>
       <label>When the budget is reached
-        <select name="monthly_budget_mode" value=${settings.monthly_budget_mode}>
+        <select name="monthly_budget_mode" value=${shown('monthly_budget_mode')} onChange=${type('monthly_budget_mode')}>
           <option value="soft">Alert only</option>
           <option value="hard">Alert and refuse runs past it</option>
         </select></label>

@@ -246,6 +246,18 @@ export async function disablePersonalStudios(db: Db, userId: number, now: number
 }
 
 /**
+ * Disables every studio of a team being deleted and frees their domains, as disableStudio does,
+ * in the deleting transaction (db/teams.ts deleteTeam): nobody can manage them any more, so they
+ * serve their users only what a disabled studio does, and their domains can serve another studio.
+ */
+export async function disableTeamStudios(trx: Knex, teamId: number, now: number): Promise<void> {
+  const ids = (await trx('studios').where('team_id', teamId).select<Array<{ id: number | string }>>('id')).map((r) => num(r.id));
+  if (ids.length === 0) return;
+  await trx('studios').whereIn('id', ids).whereNull('disabled_at').update({ disabled_at: now, updated_at: now });
+  await dropDomains(trx, ids);
+}
+
+/**
  * The enabled studio a request names, by slug or by one of its domains; undefined for an unknown
  * or disabled one, one whose owning team is deleted, or a personal one whose owner is another
  * studio's user (who runs models only within that studio: handlers/studios.ts refuses to create
@@ -269,20 +281,23 @@ export async function findActiveStudio(db: Db, by: { slug: string } | { hostname
 /**
  * A disabled studio by its slug, for the little its context still serves its users (sign-in,
  * export, deletion: plugins/credentials.ts whitelabelPlugin); undefined for an unknown or enabled
- * one, and for one findActiveStudio would not serve for other reasons (a deleted team's, or a
- * personal one whose owner is another studio's user). Its domains were freed when it was
- * disabled, so only the slug names it.
+ * one, and for a personal one whose owner is another studio's user (findActiveStudio would not
+ * serve it either). A deleted team's studio is a disabled one: team deletion disables it, and one
+ * whose team was deleted before that rule (still enabled, its domains still attached) counts as
+ * disabled since the team's deletion. Its domains were freed when it was disabled, so only the
+ * slug names it: it serves no domain (`servingDomains` is empty).
  */
 export async function findDisabledStudio(db: Db, slug: string): Promise<Studio | undefined> {
-  const row = await db<StudioRow>('studios').select('studios.*')
+  const row = await db<StudioRow>('studios').select('studios.*', 'teams.deleted_at as team_deleted_at')
     .leftJoin('teams', 'teams.id', 'studios.team_id')
     .leftJoin('users as owner', 'owner.id', 'studios.user_id')
     .where('studios.slug', slug)
-    .whereNotNull('studios.disabled_at')
-    .andWhere((w) => { w.whereNull('studios.team_id').orWhereNull('teams.deleted_at'); })
+    .andWhere((w) => { w.whereNotNull('studios.disabled_at').orWhereNotNull('teams.deleted_at'); })
     .andWhere((w) => { w.whereNotNull('studios.team_id').orWhereNull('owner.studio_id'); })
-    .first() as StudioRow | undefined;
-  return row ? (await withDomains(db, [row]))[0] : undefined;
+    .first() as (StudioRow & { team_deleted_at: number | string | null }) | undefined;
+  if (!row) return undefined;
+  const [studio] = await withDomains(db, [{ ...row, disabled_at: row.disabled_at ?? row.team_deleted_at }]);
+  return { ...studio!, servingDomains: [] };
 }
 
 /** The studio a user registered in (null: none). */

@@ -7,6 +7,7 @@ import type { Db } from './knex.ts';
 import { affected, iso, num, numOrNull } from './knex.ts';
 import { isDuplicateKey } from './errors.ts';
 import { recordWalletStripeCancellations } from './stripe-cancellations.ts';
+import { disableTeamStudios } from './studios.ts';
 import { can, isTeamRole } from '../lib/caller.ts';
 import type { TeamRole } from '../lib/caller.ts';
 
@@ -164,7 +165,7 @@ export async function renameTeam(db: Db, teamId: number, name: string): Promise<
 
 /**
  * Soft-deletes a team whose wallet is empty (balance and held both 0; otherwise
- * TeamNotEmptyError: a negative balance is a debt that deleting would wipe out), revokes its keys and pending invites, drops its webhook secrets. Members lose access at once
+ * TeamNotEmptyError: a negative balance is a debt that deleting would wipe out), revokes its keys and pending invites, drops its webhook secrets, disables its studios and frees their domains. Members lose access at once
  * because `membership` ignores deleted teams. False when there is no such live team.
  * `authorize` (which may throw) gets `actorId`'s role under the team lock (undefined: none named, or not a member).
  */
@@ -182,6 +183,9 @@ export async function deleteTeam(db: Db, teamId: number, now: number, authorize:
     await trx('team_invites').where({ team_id: teamId }).whereNull('accepted_at').whereNull('revoked_at').update({ revoked_at: now });
     // the row stays (soft delete), so its foreign key's cascade does not remove these
     await trx('team_webhook_secrets').where({ team_id: teamId }).delete();
+    // its studios are disabled (their users may still sign in by the slug, take their data and
+    // leave) and their domains freed for another studio
+    await disableTeamStudios(trx, teamId, now);
     // Stripe would go on charging its wallet's subscriptions: recorded for cancelling, in the name
     // of the member deleting it (the handler tries them after the answer; the subscription job after that)
     if (actorId !== null) await recordWalletStripeCancellations(trx, { userId: actorId, teamId }, now);

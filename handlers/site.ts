@@ -14,7 +14,7 @@ import { sessionCookie, userView } from './session.ts';
 
 export const getSiteInfo: Handler<'getSiteInfo'> = async ({ app, studio }) => {
   const found = !studio ? undefined : studio.disabled ? await findDisabledStudio(app.db, studio.slug) : await findActiveStudio(app.db, { slug: studio.slug });
-  // the context was resolved a moment ago; a studio disabled (or deleted with its team) since is gone
+  // the context was resolved a moment ago; a studio disabled since (by its owner, or with its team) is gone
   if (studio && !found) throw new NotFoundError('this studio is no longer available');
   const disabled = found !== undefined && found.disabledAt !== null;
   const { stripe, google, checkout } = app.config;

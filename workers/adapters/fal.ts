@@ -168,7 +168,7 @@ export function createFal(env: AdapterEnv, netOverrides: Partial<HttpNet> = {}, 
     async cancel(jobId, ctx) {
       const c = call(ctx);
       try {
-        await callJson(c, { method: 'PUT', url: requestUrl(c, ctx, jobId, '/cancel'), headers: auth(c), what: 'cancellation' });
+        await callJson(c, { method: 'PUT', url: requestUrl(c, ctx, jobId, '/cancel'), headers: auth(c), what: 'cancellation', aboutJob: true });
       } catch (err) {
         // 400 ALREADY_COMPLETED: the job ended on its own; there is nothing left to stop.
         if (err instanceof AdapterError && err.code === 'upstream_rejected_input') return;

@@ -117,7 +117,7 @@ export function createReplicate(env: AdapterEnv, netOverrides: Partial<HttpNet> 
     },
     async cancel(jobId, ctx) {
       const c = call(ctx);
-      await callJson(c, { method: 'POST', url: joinUrl(c.url, `/predictions/${encodeURIComponent(jobId)}/cancel`), headers: bearer(c), what: 'cancellation' });
+      await callJson(c, { method: 'POST', url: joinUrl(c.url, `/predictions/${encodeURIComponent(jobId)}/cancel`), headers: bearer(c), what: 'cancellation', aboutJob: true });
     },
     async collect(outputs, ctx) {
       return collectOutputs({ caller: call(ctx), net, downloadTimeoutMs: DOWNLOAD_TIMEOUT_MS }, outputs, ctx.predictionId, ctx.tempDir);

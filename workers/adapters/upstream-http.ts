@@ -73,8 +73,9 @@ export interface JsonCall {
   what: string;
   timeoutMs?: number;
   /**
-   * the call asks about a job the provider accepted (its status or result): a 404 or 410 then
-   * means the provider lost the job, its fault and not the input's (errorForStatus)
+   * the call asks about a job the provider accepted (its status or result, or its cancel): a 404
+   * or 410 then means the provider no longer knows the job, its fault and not the input's
+   * (errorForStatus), and a cancel has nothing left to stop
    */
   aboutJob?: boolean;
 }

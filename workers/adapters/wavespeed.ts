@@ -122,8 +122,8 @@ export function createWaveSpeed(env: AdapterEnv, netOverrides: Partial<HttpNet> 
     async cancel(jobId, ctx) {
       const c = call(ctx);
       // No cancel in WaveSpeed's API: deleting the task is the only way to give it up.
-      const { body } = await callJson(c, { method: 'POST', url: joinUrl(c.url, '/predictions/delete'), headers: bearer(c), body: { ids: [jobId] }, what: 'cancellation' });
-      unwrap(c, body, 'cancellation');
+      const { body } = await callJson(c, { method: 'POST', url: joinUrl(c.url, '/predictions/delete'), headers: bearer(c), body: { ids: [jobId] }, what: 'cancellation', aboutJob: true });
+      unwrap(c, body, 'cancellation', true);
     },
     async collect(outputs, ctx) {
       return collectOutputs({ caller: call(ctx), net, downloadTimeoutMs: DOWNLOAD_TIMEOUT_MS }, outputs, ctx.predictionId, ctx.tempDir);

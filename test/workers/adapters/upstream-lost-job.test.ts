@@ -1,7 +1,9 @@
 // A job the provider accepted and then does not know (its status or result answered 404 or 410)
 // was lost by the provider: the prediction fails as the provider's fault (`upstream_failed`), not
-// as the user's input. A 404 to a submit stays the input's (an unknown model, say), and cancel
-// calls keep their mapping. Third-party HTTP: nock.
+// as the user's input. A 404 to a submit stays the input's (an unknown model, say). A cancel
+// answered 404 or 410 is about a job the provider no longer knows too (`upstream_failed`, which
+// the cancels of an erased account's jobs count as done), and fal's ALREADY_COMPLETED still ends
+// quietly. Third-party HTTP: nock.
 import test from 'ava';
 import nock from 'nock';
 import { failure, publicResolve } from '../../helpers/adapters.ts';
@@ -65,6 +67,18 @@ for (const c of cases) {
       t.false(err.retryable, 'a lost job does not come back: polling again would not help');
       t.regex(err.message, new RegExp(`upstream "${c.name === 'http-json' ? 'acme' : c.name}" no longer knows the job`));
       t.notRegex(err.message, /rejected the input/);
+      t.true(scope.isDone());
+    });
+  }
+
+  if (c.name !== 'http-json') {
+    test.serial(`${c.name}: a cancel answered 404 is a job the provider no longer knows, not the input's fault`, async (t) => {
+      const cancel = { replicate: ['post', `/predictions/${ID}/cancel`], fal: ['put', `/fal-ai/flux/requests/${ID}/cancel`], wavespeed: ['post', '/predictions/delete'] }[c.name]!;
+      const scope = (cancel[0] === 'put' ? nock(c.base).put(cancel[1]!) : nock(c.base).post(cancel[1]!)).reply(404, { detail: 'Not found.', message: 'task not found' });
+      const err = await failure(t, c.job.cancel(ID, c.ctx));
+      t.is(err.code, 'upstream_failed');
+      t.false(err.retryable);
+      t.regex(err.message, /no longer knows the job/);
       t.true(scope.isDone());
     });
   }

@@ -454,7 +454,7 @@ export const configSchema = Joi.object({
     .description('the subscription plans: a JSON object, or the path of a JSON file holding one: `{"pro": {"credits": 50000, "rollover_cap": 25000, "period": "month"}}`. `credits` per period (≥ 1), `rollover_cap` (0 to `credits`, default 0), `period` `month` (default), `year` or days (`30d`, 1-366). A bad plan stops start-up naming it'),
   SUBSCRIPTION_INTERVAL_SECONDS: Joi.alternatives(Joi.number().integer().min(10).max(24 * 3600), Joi.string().valid('off'))
     .default(300).messages({ 'alternatives.match': 'must be a number of seconds (10-86400) or "off"' })
-    .description('how often the subscription job renews due periods and expires grant credit (worker processes; once per period across all of them); `off` disables it (10-86400)'),
+    .description('how often the subscription job renews due periods, expires grant credit, and tries again the cancels still due at Stripe and at the providers of an erased account\'s jobs (worker processes; once per period across all of them); `off` disables it, and those cancels are then tried only once (10-86400)'),
 })
   .pattern(/^UPSTREAM_[A-Z0-9_]+_URL$/, Joi.string().uri({ scheme: ['http', 'https'] })
     .meta({ name: 'UPSTREAM_<NAME>_URL', default: 'unset' })

@@ -12,6 +12,7 @@ import { endRetiredSecretsHeldBy, revokeInvitesSentBy, revokeTeamKeysCreatedBy }
 import type { RevokedTeamKey } from './teams.ts';
 import { payerOfRow } from './predictions/record.ts';
 import { recordWalletStripeCancellations } from './stripe-cancellations.ts';
+import { FINISHED_UPSTREAM, recordUpstreamCancellation } from './upstream-cancellations.ts';
 import type { PredictionRow } from './predictions/record.ts';
 
 export interface DeletionState {
@@ -95,8 +96,10 @@ export async function personalOutputs(db: Db | Knex.Transaction, userId: number,
 
 /**
  * A job a provider accepted for one of the erased account's personal predictions that was still
- * running, or cancelled by its owner before the next poll told the provider: the caller cancels it
- * at the provider once the rows are gone (workers/retention.ts eraseAccountAndFiles).
+ * running, or cancelled by its owner before the next poll told the provider, its last status not
+ * a finished one: the erasing transaction records it in `upstream_cancellations`, and the caller
+ * tries the cancel at the provider once the rows are gone (workers/retention.ts
+ * eraseAccountAndFiles; the subscription job tries again until done).
  */
 export interface AbandonedUpstreamJob {
   predictionId: string;
@@ -208,6 +211,9 @@ export async function eraseAccount(db: Db, userId: number, now: number, opts: Er
     // for a prediction that no longer exists; the guarded transition keeps a completion racing
     // this erasure from charging what is released
     const upstreamJobs = await lockUpstreamJobs(trx, userId);
+    // their rows go, so no poll will tell the providers: each job is recorded, without the person,
+    // for cancelling at its provider after the commit and until the provider has stopped it
+    for (const j of upstreamJobs) await recordUpstreamCancellation(trx, { provider: j.provider, jobId: j.jobId, model: j.model, predictionId: j.predictionId }, now);
     // after lockUpstreamJobs: the unfinished rows are locked, so none completes before they go
     // locking reads: they see a completion committed since this transaction's first plain read, which the deletes below remove too
     const files: ErasedFiles = { outputs: await personalOutputs(trx, userId, true), uploads: await personalUploadKeys(trx, userId, true) };
@@ -259,7 +265,8 @@ async function scrubLedgerDescriptions(trx: Knex.Transaction, userId: number, em
 
 /**
  * The provider jobs of the account's personal predictions still unfinished or cancelled (the poll
- * that would tell the provider will find no row), read with their rows locked: a worker recording
+ * that would tell the provider will find no row), but not those whose provider last reported a
+ * finished status (nothing to stop), read with their rows locked: a worker recording
  * a job it just submitted waits, then finds the row gone and cancels that job itself.
  */
 async function lockUpstreamJobs(trx: Knex.Transaction, userId: number): Promise<AbandonedUpstreamJob[]> {
@@ -267,10 +274,10 @@ async function lockUpstreamJobs(trx: Knex.Transaction, userId: number): Promise<
   const rows = await trx('predictions').where({ user_id: userId }).whereNull('team_id')
     .where((w) => w.whereIn('status', ['queued', 'pending', 'processing'])
       .orWhere((c) => c.where('status', 'cancelled').whereNotNull('upstream_job_id')
-        .where((u) => u.whereNull('upstream_status').orWhereNotIn('upstream_status', ['canceled', 'cancelled', 'succeeded', 'completed', 'failed', 'aborted']))))
+        .where((u) => u.whereNull('upstream_status').orWhereNotIn('upstream_status', [...FINISHED_UPSTREAM]))))
     .orderBy('id').forUpdate()
     .select<Array<{ id: string; model: string; upstream_name: string | null; upstream_job_id: string | null; upstream_status: string | null }>>('id', 'model', 'upstream_name', 'upstream_job_id', 'upstream_status');
-  return rows.filter((r) => r.upstream_job_id != null && r.upstream_name != null)
+  return rows.filter((r) => r.upstream_job_id != null && r.upstream_name != null && !FINISHED_UPSTREAM.has((r.upstream_status ?? '').toLowerCase()))
     .map((r) => ({ predictionId: r.id, model: String(r.model), provider: r.upstream_name!, jobId: r.upstream_job_id!, status: r.upstream_status }));
 }
 

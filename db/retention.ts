@@ -94,6 +94,8 @@ export interface RetentionCounts {
   support_links: number;
   /** webhook event filters of predictions that stopped running without a result delivery (docs/api/webhooks.md "Events while it runs") */
   webhook_event_filters: number;
+  /** done cancels of erased accounts' provider jobs (db/upstream-cancellations.ts) */
+  upstream_cancellations: number;
   /** accounts erased after their deletion's grace period (README "Deleting an account") */
   accounts: number;
 }
@@ -186,9 +188,12 @@ export async function deleteExpiredRecords(db: Db, now: number, cutoff: number, 
   // would have removed them, or gone); a young one may belong to a submit still being accepted
   const running = db('predictions').select('id').whereIn('status', ['queued', 'pending', 'processing']);
   const eventFilters = await deleteInBatches(db, 'webhook_event_filters', 'prediction_id', (q) => q.where('created_at', '<', cutoff).whereNotIn('prediction_id', running));
+  // the cancels of erased accounts' provider jobs once done (cancelled, unknown, refused, given up); one still trying stays
+  const upstreamCancellations = await deleteInBatches(db, 'upstream_cancellations', 'id', (q) => q.whereNotNull('done_at').andWhere('done_at', '<', cutoff));
   return {
     sessions, oauth_states: oauthStates, session_handoffs: handoffs, oauth_tokens: oauthTokens, one_time_codes: codes, idempotency_keys: idempotency,
     rate_limit_windows: windows, team_invites: invites, support_links: links, webhook_event_filters: eventFilters,
+    upstream_cancellations: upstreamCancellations,
   };
 }
 

@@ -1,11 +1,10 @@
 // The outbox of Stripe subscriptions the gateway decided must end (migration 20261201_0501,
 // docs/operating/billing.md "Renewals"): one row per subscription, written where that is decided,
-// worked by workers/stripe-cancellations.ts until Stripe has cancelled it. An attempt is claimed
-// with a conditional UPDATE (the attempts read, and being due), which also moves the row's next
-// attempt to its backoff: of two runs that read the same due row, one claims it, and a process that
-// dies mid-attempt leaves it due again after the backoff.
+// worked by workers/stripe-cancellations.ts until Stripe has cancelled it. Claimed, failed and done
+// as every outbox row (db/outbox.ts).
 import type { Knex } from 'knex';
-import { affected, num, numOrNull } from './knex.ts';
+import { num, numOrNull } from './knex.ts';
+import { claimOutboxRow, dueOutboxRows, outboxAttemptFailed, outboxRowDone } from './outbox.ts';
 import { isDuplicateKey } from './errors.ts';
 import type { Owner } from '../lib/caller.ts';
 import { liveStripeSubscriptionsOf } from './subscriptions.ts';
@@ -73,28 +72,20 @@ export async function findStripeCancellation(db: Knex, stripeSubscriptionId: str
 
 /** Up to `limit` rows not done whose next attempt is due, the longest due first. */
 export async function dueStripeCancellations(db: Knex, now: number, limit: number): Promise<StripeCancellation[]> {
-  const rows = await db('stripe_cancellations').whereNull('done_at').where('next_attempt_at', '<=', now)
-    .orderBy('next_attempt_at').orderBy('id').limit(limit).select<Row[]>('*');
-  return rows.map(fromRow);
+  return (await dueOutboxRows(db, 'stripe_cancellations', now, limit)).map(fromRow);
 }
 
-/**
- * Claims the next attempt of `row` (as read): true when this caller's UPDATE took it, counting the
- * attempt and moving the next one to `retryAt`; false when another run claimed it first, it is
- * done, or it is not due at `now`.
- */
+/** Claims the next attempt of `row` (as read), as claimOutboxRow. */
 export async function claimStripeCancellation(db: Knex, row: StripeCancellation, now: number, retryAt: number): Promise<boolean> {
-  const n = await db('stripe_cancellations').where({ id: row.id, attempts: row.attempts }).whereNull('done_at').where('next_attempt_at', '<=', now)
-    .update({ attempts: row.attempts + 1, next_attempt_at: retryAt });
-  return affected(n) === 1;
+  return claimOutboxRow(db, 'stripe_cancellations', row, now, retryAt);
 }
 
 export async function stripeCancellationFailed(db: Knex, id: number, error: string): Promise<void> {
-  await db('stripe_cancellations').where('id', id).update({ last_error: error.slice(0, 1000) });
+  await outboxAttemptFailed(db, 'stripe_cancellations', id, error);
 }
 
 export async function stripeCancellationDone(db: Knex, id: number, now: number): Promise<void> {
-  await db('stripe_cancellations').where('id', id).whereNull('done_at').update({ done_at: now });
+  await outboxRowDone(db, 'stripe_cancellations', id, now);
 }
 
 /** The plan a checkout of the Stripe subscription bought (its first record), '' when none names it. */

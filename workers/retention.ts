@@ -12,16 +12,12 @@ import {
 } from '../db/retention.ts';
 import type { RetentionCounts } from '../db/retention.ts';
 import { accountsDueForDeletion, eraseAccount, personalOutputs, personalUploadKeys } from '../db/account-deletion.ts';
-import type { AbandonedUpstreamJob, ErasedFiles, EraseOptions, EraseResult } from '../db/account-deletion.ts';
-import { adapterRegistry } from './adapters/index.ts';
+import type { ErasedFiles, EraseOptions, EraseResult } from '../db/account-deletion.ts';
 import { startStripeCancellation } from './stripe-cancellations.ts';
-import { modelRef } from './run-model.ts';
+import { cancelRecordedUpstreamJobs } from './upstream-cancellations.ts';
 import { uploadSettledAfterMs } from '../lib/uploads.ts';
-import { FINISHED_UPSTREAM, runByNamed } from './upstream-jobs.ts';
 
 const DAY_MS = 86_400_000;
-/** how long one provider may take to answer the cancel of an erased account's job */
-export const ERASED_JOB_CANCEL_TIMEOUT_MS = 10_000;
 
 type EraserApp = Pick<App, 'db' | 'storage' | 'credentials' | 'spec' | 'adapterEnv' | 'log' | 'config'>;
 export const RETENTION_JOB = 'retention';
@@ -48,8 +44,10 @@ export async function eraseAccountAndFiles(app: EraserApp, userId: number, now: 
       app.log.info({ event: 'team_keys_revoked_with_erasure', userId, keyIds: result.revokedTeamKeys.map((k) => k.id) }, 'erasure: the team keys the erased account created were revoked');
     }
     await removeLateFiles(app, userId, result.files, { outputs, uploads });
-    // the rows are gone, so no poll will tell the providers: they hear it here
-    await cancelAbandonedJobs(app, userId, result.upstreamJobs);
+    // the rows are gone, so no poll will tell the providers: the erasing transaction recorded
+    // each job still running for cancelling; each is tried now, then by the subscription job until
+    // the provider has stopped it (workers/upstream-cancellations.ts)
+    await cancelRecordedUpstreamJobs(app, result.upstreamJobs, now, { userId });
     // Stripe would charge the wallet's subscriptions every period, and nobody could stop them any
     // more: the erasing transaction recorded each for cancelling; each is tried now, then by the
     // subscription job until Stripe has (workers/stripe-cancellations.ts)
@@ -79,33 +77,6 @@ async function removeLateFiles(app: EraserApp, userId: number, erased: ErasedFil
   for (const key of erased.uploads) if (!doneUploads.has(key)) await attempt({ key }, () => app.storage.removeUpload(key));
 }
 
-
-/**
- * Asks each provider to stop a job of an erased account's prediction (its hold was released, or
- * it was cancelled, in the erasing transaction; nothing is charged), one at a time, each bounded
- * by ERASED_JOB_CANCEL_TIMEOUT_MS. Best effort: the rows are gone, so a cancel the provider
- * refuses or does not answer is logged with the job for the operator, and the provider finishes
- * that job on its own (the operator's cost, as for a provider without cancel).
- */
-async function cancelAbandonedJobs(app: EraserApp, userId: number, jobs: readonly AbandonedUpstreamJob[]): Promise<void> {
-  for (const j of jobs) {
-    if (FINISHED_UPSTREAM.has((j.status ?? '').toLowerCase())) continue;
-    const listed = app.spec.models.get(j.model);
-    const model = listed ? runByNamed(listed, j.provider) : undefined;
-    const job = model ? adapterRegistry[model.adapter]?.create(app.adapterEnv).job : undefined;
-    const fields = { userId, id: j.predictionId, provider: j.provider, upstreamJobId: j.jobId };
-    if (!model || !job) {
-      app.log.warn(fields, 'an erased account\'s upstream job could not be cancelled: its model or provider is no longer served');
-      continue;
-    }
-    try {
-      await job.cancel(j.jobId, { signal: AbortSignal.timeout(ERASED_JOB_CANCEL_TIMEOUT_MS), predictionId: j.predictionId, model: modelRef(model) });
-      app.log.info(fields, 'an erased account\'s upstream job was cancelled at the provider');
-    } catch (err) {
-      app.log.warn({ ...fields, err: (err as Error).message }, 'could not cancel an erased account\'s upstream job at the provider');
-    }
-  }
-}
 
 export interface Retention {
   /** takes the lease and runs once; null when another worker holds this period (or retention is off) */

@@ -17,25 +17,16 @@ import {
 } from '../db/stripe-cancellations.ts';
 import type { StripeCancellation } from '../db/stripe-cancellations.ts';
 import { recordStripeSubscriptionEnded, stripeSubscriptionEnded } from '../db/subscriptions.ts';
+import { attemptEach, cancellationBackoffMs, RUN_BATCH } from './outbox.ts';
+import type { AttemptOutcome, CancellationCounts } from './outbox.ts';
 
 // the eraser has no clock of its own (it is given its `now`): the time then is the process's
 type CancelApp = Pick<App, 'db' | 'log' | 'config'> & Partial<Pick<App, 'clock'>>;
 const clockOf = (app: CancelApp): number => (app.clock ? app.clock() : Date.now());
 
 const MINUTE = 60_000;
-/** The wait before the next attempt after the n-th (1-based): a minute, doubling, at most an hour. */
-export function cancellationBackoffMs(attempt: number): number {
-  return Math.min(MINUTE * 2 ** Math.min(Math.max(attempt - 1, 0), 6), 60 * MINUTE);
-}
 /** Failing for longer than this, an attempt's failure is an error for the operator, not a warning. */
 export const CANCELLATION_ESCALATE_AFTER_MS = 24 * 60 * MINUTE;
-/** Rows one job run works at most; the rest wait for the next run. */
-const RUN_BATCH = 50;
-/** Failures after which a run leaves the rest for the next one: Stripe is likely down, and each failure takes up to a minute. */
-const RUN_FAILURES = 3;
-
-
-export type AttemptOutcome = 'cancelled' | 'failed' | 'skipped';
 
 /**
  * One attempt at a row: claimed first (a row another run claimed, or one not due, is skipped),
@@ -98,18 +89,7 @@ export function startStripeCancellation(app: CancelApp, subscriptionId: string, 
   void started.finally(() => inFlight.delete(started));
 }
 
-export interface CancellationCounts {
-  cancelled: number;
-  failed: number;
-}
-
 /** The subscription job's part: the rows due at `now`, one attempt each. */
 export async function runDueStripeCancellations(app: CancelApp, now: number): Promise<CancellationCounts> {
-  const counts: CancellationCounts = { cancelled: 0, failed: 0 };
-  for (const row of await dueStripeCancellations(app.db, now, RUN_BATCH)) {
-    const out = await attemptStripeCancellation(app, row, now);
-    if (out === 'cancelled') counts.cancelled += 1;
-    else if (out === 'failed' && ++counts.failed >= RUN_FAILURES) break;
-  }
-  return counts;
+  return attemptEach(await dueStripeCancellations(app.db, now, RUN_BATCH), (row) => attemptStripeCancellation(app, row, now));
 }

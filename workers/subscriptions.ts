@@ -1,17 +1,19 @@
 // The subscription job (README "Subscriptions"): every SUBSCRIPTION_INTERVAL_SECONDS, in worker
 // processes, renews the subscriptions an admin activated whose period has ended (each period's credit
-// granted once, as an expiring grant; a plan bought through Stripe is granted by its paid invoices), expires grant credit whose time has come, and
-// tries again the Stripe cancellations still due (workers/stripe-cancellations.ts). Like the retention job it takes
+// granted once, as an expiring grant; a plan bought through Stripe is granted by its paid invoices), expires grant credit whose time has come,
+// tries again the Stripe cancellations still due (workers/stripe-cancellations.ts), and the cancels of
+// erased accounts' provider jobs still due (workers/upstream-cancellations.ts). Like the retention job it takes
 // the `scheduled_jobs` lease, so one worker runs per period; the renewal itself does not depend on
 // the lease (a conditional UPDATE per subscription, and one grant per subscription and period), so
-// two runs at once still grant once (and a Stripe cancellation is claimed by one of them).
+// two runs at once still grant once (and a Stripe or provider cancellation is claimed by one of them).
 import crypto from 'node:crypto';
 import type { App } from '../lib/context.ts';
 import { takeJobLease } from '../db/retention.ts';
 import { expireDue, renewDue } from '../db/subscriptions.ts';
 import type { ExpiryCounts, RenewalCounts } from '../db/subscriptions.ts';
 import { runDueStripeCancellations } from './stripe-cancellations.ts';
-import type { CancellationCounts } from './stripe-cancellations.ts';
+import { runDueUpstreamCancellations } from './upstream-cancellations.ts';
+import type { CancellationCounts } from './outbox.ts';
 
 export const SUBSCRIPTION_JOB = 'subscriptions';
 
@@ -19,6 +21,7 @@ export interface SubscriptionRun {
   renewals: RenewalCounts;
   expiries: ExpiryCounts;
   stripeCancellations: CancellationCounts;
+  upstreamCancellations: CancellationCounts;
 }
 
 export interface SubscriptionJob {
@@ -30,7 +33,7 @@ export interface SubscriptionJob {
   stop(): Promise<void>;
 }
 
-export function createSubscriptionJob(app: Pick<App, 'db' | 'log' | 'clock' | 'config'>): SubscriptionJob {
+export function createSubscriptionJob(app: Pick<App, 'db' | 'log' | 'clock' | 'config' | 'spec' | 'adapterEnv'>): SubscriptionJob {
   const { db, clock } = app;
   const { plans, intervalMs } = app.config.subscriptions;
   const log = app.log.child({ job: SUBSCRIPTION_JOB });
@@ -43,8 +46,9 @@ export function createSubscriptionJob(app: Pick<App, 'db' | 'log' | 'clock' | 'c
     const renewals = await renewDue(db, plans, now);
     const expiries = await expireDue(db, now);
     const stripeCancellations = await runDueStripeCancellations(app, now);
+    const upstreamCancellations = await runDueUpstreamCancellations(app, now);
     if (renewals.unknownPlan.length) log.warn({ plans: [...new Set(renewals.unknownPlan)] }, 'subscriptions due for renewal name a plan SUBSCRIPTION_PLANS no longer declares: not renewed');
-    return { renewals, expiries, stripeCancellations };
+    return { renewals, expiries, stripeCancellations, upstreamCancellations };
   }
 
   async function runOnce(): Promise<SubscriptionRun | null> {
@@ -53,10 +57,11 @@ export function createSubscriptionJob(app: Pick<App, 'db' | 'log' | 'clock' | 'c
     if (!(await takeJobLease(db, SUBSCRIPTION_JOB, holder, now, intervalMs))) return null;
     const result = await run(now);
     const stripe = result.stripeCancellations;
-    if (result.renewals.renewed || result.renewals.cancelled || result.expiries.credits || stripe.cancelled || stripe.failed) {
+    const upstream = result.upstreamCancellations;
+    if (result.renewals.renewed || result.renewals.cancelled || result.expiries.credits || stripe.cancelled || stripe.failed || upstream.cancelled || upstream.failed) {
       log.info({
         renewed: result.renewals.renewed, cancelled: result.renewals.cancelled, expiredCredits: result.expiries.credits, wallets: result.expiries.wallets,
-        stripeCancelled: stripe.cancelled, stripeCancelFailed: stripe.failed,
+        stripeCancelled: stripe.cancelled, stripeCancelFailed: stripe.failed, upstreamCancelled: upstream.cancelled, upstreamCancelFailed: upstream.failed,
       }, 'subscription run finished');
     }
     return result;

@@ -22,6 +22,7 @@ import type { App } from '../lib/context.ts';
 import { findPredictionById } from '../db/predictions/record.ts';
 import type { Prediction } from '../db/predictions/record.ts';
 import type { RunCost } from '../db/provider-costs.ts';
+import { FINISHED_UPSTREAM } from '../db/upstream-cancellations.ts';
 import { sendRunningEventLater } from './deliver-webhook.ts';
 import { advanceUpstreamPolls, recordRunLogs, recordUpstreamJob, rewindUpstreamPolls, setUpstreamStatus } from '../db/predictions/upstream.ts';
 import { mergeWholeLog, parseRunLogs, serializeRunLogs } from '../lib/run-logs.ts';
@@ -129,8 +130,6 @@ function reportedInferenceMs(ms: number | undefined): number | undefined {
 
 /** a provider unreachable for this many polls in a row fails the prediction (nothing is charged) */
 export const MAX_POLL_FAILURES = 5;
-/** provider statuses after which there is nothing left to cancel */
-export const FINISHED_UPSTREAM = new Set(['succeeded', 'completed', 'failed', 'canceled', 'cancelled', 'aborted']);
 
 export function createUpstreamJobs(app: App, parts: RunModelParts) {
   const pollDelays = app.config.upstreamPollDelaysMs.length ? app.config.upstreamPollDelaysMs : [1000];

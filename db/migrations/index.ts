@@ -69,6 +69,7 @@ import * as m20261201_0601_api_key_previous_holder from './20261201_0601_api_key
 import * as m20261201_0701_cancelled_inline_price from './20261201_0701_cancelled_inline_price.ts';
 import * as m20261201_0801_sandbox_webhook_secrets from './20261201_0801_sandbox_webhook_secrets.ts';
 import * as m20261201_0901_embed_code_binary from './20261201_0901_embed_code_binary.ts';
+import * as m20261201_1001_upstream_cancellations from './20261201_1001_upstream_cancellations.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -144,6 +145,7 @@ const migrations: ReadonlyArray<[string, Migration]> = [
   ['20261201_0701_cancelled_inline_price', m20261201_0701_cancelled_inline_price],
   ['20261201_0801_sandbox_webhook_secrets', m20261201_0801_sandbox_webhook_secrets],
   ['20261201_0901_embed_code_binary', m20261201_0901_embed_code_binary],
+  ['20261201_1001_upstream_cancellations', m20261201_1001_upstream_cancellations],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -26,14 +26,14 @@ function secretView(list: Array<{ secret: string; createdAt: number; expiresAt: 
 }
 
 /**
- * Which of the owner's secrets a secret route acts on: a sandbox key's, always the sandbox one (it
- * must never read or replace the one that signs production deliveries), and asking it for the
- * production one is refused rather than quietly answered with the other; anyone else's, the
- * production one unless `sandbox=true`.
+ * Which of the owner's secrets a secret route acts on, or a test event is signed with: a sandbox
+ * key's, always the sandbox one (it must never read, replace or sign with the one that signs
+ * production deliveries), and asking it for the production one is refused rather than quietly
+ * answered with the other; anyone else's, the production one unless `sandbox=true`.
  */
 function secretMode(caller: { isTest: boolean }, sandbox: boolean | undefined): SecretMode {
   if (caller.isTest && sandbox === false) {
-    throw new ForbiddenError('a sandbox key can read and rotate only the sandbox signing secret; leave out sandbox=false, or use a production key or a session for the production secret');
+    throw new ForbiddenError('a sandbox key can read and rotate only the sandbox signing secret, and sign test events only with it; leave out sandbox=false, or use a production key or a session for the production secret');
   }
   return { sandbox: caller.isTest || sandbox === true };
 }
@@ -115,20 +115,24 @@ export const redeliverWebhook: Handler<'redeliverWebhook'> = async ({ app, calle
 
 /**
  * POST /app/webhook_test: one signed `webhook.test` event to a URL, at once, with the owner's
- * current secrets (a sandbox key's: the sandbox ones, as its predictions' deliveries are signed);
- * what the receiver answered comes back. Nothing is recorded or retried.
+ * current secrets of the mode (secretMode: the production ones, or with sandbox=true the sandbox
+ * ones; a sandbox key's always the sandbox ones, as its predictions' deliveries are signed); what
+ * the receiver answered comes back. Nothing is recorded or retried.
  */
-export const sendWebhookTest: Handler<'sendWebhookTest'> = async ({ app, caller, body }) => {
+export const sendWebhookTest: Handler<'sendWebhookTest'> = async ({ app, caller, body, query }) => {
+  // refused before the URL is looked at: a sandbox key asking for the production secret is told so
+  const mode = secretMode(caller, query.sandbox);
   const problem = urlProblem(body.url, { allowInsecure: app.config.webhookAllowInsecure });
   if (problem) throw new ValidationFailedError([{ loc: ['body', 'url'], msg: problem, type: 'value_error' }]);
   const now = app.clock();
   const id = newDeliveryId();
   const payload = JSON.stringify({
     type: 'webhook.test', id, created_at: new Date(now).toISOString(),
-    message: 'A test event from the gateway: if its signature verifies with your signing secret, your receiver is ready.',
+    // which secret signed it, in the one field meant for the reader
+    message: `A test event from the gateway, signed with your ${mode.sandbox ? 'sandbox' : 'production'} signing secret: if its signature verifies with that secret, your receiver is ready.`,
   });
-  // the secrets a delivery is signed with now (created on first use, as the secret route does)
-  const secrets = (await activeSecrets(app.db, caller.owner, { sandbox: caller.isTest }, app.encryptionKey, now)).map((x) => x.secret);
+  // the secrets a delivery of the mode is signed with now (created on first use, as the secret route does)
+  const secrets = (await activeSecrets(app.db, caller.owner, mode, app.encryptionKey, now)).map((x) => x.secret);
   const r = await sendWebhook(body.url, payload, webhookHeaders(secrets, id, Math.floor(now / 1000), payload), {
     timeoutMs: app.config.webhookTimeoutMs, policy: { allowInsecure: app.config.webhookAllowInsecure },
   });

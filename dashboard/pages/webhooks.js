@@ -1,5 +1,5 @@
-// The webhook signing secrets (Standard Webhooks), production and sandbox: reveal, copy, rotate each; send a signed test event to a
-// URL; the delivery log of every run, by status, with redelivery.
+// The webhook signing secrets (Standard Webhooks), production and sandbox: reveal, copy, rotate each; send a test event to a
+// URL signed with either; the delivery log of every run, by status, with redelivery.
 import { html, useEffect, useRef, useState } from '/dashboard/vendor/preact-htm.js';
 import { api, session } from '../api.js';
 import { CopyButton, LastAnswer, Notice, when } from './ui.js';
@@ -94,6 +94,8 @@ function SigningSecret({ kind }) {
 export function Webhooks() {
   const [error, setError] = useState(null);
   const [testUrl, setTestUrl] = useState('');
+  // which secret signs the test event: an id of SECRETS
+  const [testSecret, setTestSecret] = useState(SECRETS[0].id);
   const [tested, setTested] = useState(null);
   const [testing, setTesting] = useState(false);
   const sendTest = async (e) => {
@@ -101,7 +103,11 @@ export function Webhooks() {
     setError(null);
     setTested(null);
     setTesting(true);
-    try { setTested((await api('POST', '/app/webhook_test', { body: { url: testUrl }, team: true })).body); } catch (err) { setError(err); }
+    const kind = SECRETS.find((k) => k.id === testSecret);
+    try {
+      const r = await api('POST', '/app/webhook_test', { query: { sandbox: kind.sandbox }, body: { url: testUrl }, team: true });
+      setTested({ ...r.body, secret: kind.id });
+    } catch (err) { setError(err); }
     setTesting(false);
   };
   return html`
@@ -110,12 +116,14 @@ export function Webhooks() {
     ${SECRETS.map((kind) => html`<${SigningSecret} key=${kind.id} kind=${kind} />`)}
     <form class="card" onSubmit=${sendTest} aria-labelledby="webhook-test-title">
       <h2 id="webhook-test-title">Send a test event</h2>
-      <p class="muted">Sends one <code>webhook.test</code> event to your receiver now, signed with the current production secret, and shows what it answered.</p>
+      <p class="muted">Sends one <code>webhook.test</code> event to your receiver now, signed with the current production or sandbox secret (a receiver of sandbox runs' deliveries verifies with the sandbox one), and shows what it answered.</p>
       <label>Receiver URL <input type="url" name="webhook-test-url" required placeholder="https://example.com/hooks/mediagate" value=${testUrl} onInput=${(e) => setTestUrl(e.target.value)} /></label>
+      <label>Signed with <select name="webhook-test-secret" value=${testSecret} onChange=${(e) => setTestSecret(e.target.value)}>
+        ${SECRETS.map((k) => html`<option value=${k.id}>${k.sandbox ? 'Sandbox' : 'Production'} secret</option>`)}</select></label>
       <div class="actions"><button type="submit" disabled=${testing}>${testing ? 'Sending…' : 'Send test event'}</button></div>
       ${tested && html`<p role="status" data-testid="webhook-test-result" class=${tested.delivered ? 'ok' : 'error'}>${tested.delivered
         ? `Delivered: the receiver answered HTTP ${tested.status_code} in ${tested.duration_ms} ms.`
-        : `Not delivered: ${tested.status_code !== null ? `the receiver answered HTTP ${tested.status_code}` : tested.error} (${tested.duration_ms} ms).`} Event id <code>${tested.webhook_id}</code>.</p>`}
+        : `Not delivered: ${tested.status_code !== null ? `the receiver answered HTTP ${tested.status_code}` : tested.error} (${tested.duration_ms} ms).`} Signed with the ${tested.secret} secret. Event id <code>${tested.webhook_id}</code>.</p>`}
     </form>
     <${DeliveryLog} />`;
 }

@@ -480,6 +480,43 @@ test('webhooks.secret and rotateSecret take { sandbox: true }: the secret sandbo
   t.is((await client.webhooks.secret({ sandbox: true })).secret, rotated.secret, 'the account\'s sandbox secret is unchanged');
 });
 
+test('webhooks.sendTest takes { sandbox: true }: the test event verifies with the sandbox secret, not the production one', async (t) => {
+  const account = await accountWithEmail(gw, 0);
+  const client = new Mediagate({ baseUrl: gw.baseUrl, apiKey: account.liveKey });
+  const sandboxKey = new Mediagate({ baseUrl: gw.baseUrl, apiKey: account.testKey });
+  const production = (await client.webhooks.secret()).secret;
+  const sandbox = (await client.webhooks.secret({ sandbox: true })).secret;
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const received = (id: string) => {
+    const r = receiver.received.find((x) => x.headers['webhook-id'] === id)!;
+    return { body: r.body, headers: r.headers as Record<string, string> };
+  };
+
+  const sandboxTest = await client.webhooks.sendTest(receiver.url, { sandbox: true });
+  t.like(sandboxTest, { delivered: true, status_code: 200, error: null });
+  const signed = received(sandboxTest.webhook_id);
+  t.like(await verifyWebhook(signed.body, signed.headers, sandbox), { type: 'webhook.test' });
+  await t.throwsAsync(verifyWebhook(signed.body, signed.headers, production), { instanceOf: WebhookVerificationError });
+  const productionTest = await client.webhooks.sendTest(receiver.url);
+  const plain = received(productionTest.webhook_id);
+  t.like(await verifyWebhook(plain.body, plain.headers, production), { type: 'webhook.test' });
+  await t.throwsAsync(verifyWebhook(plain.body, plain.headers, sandbox), { instanceOf: WebhookVerificationError });
+  // a sandbox key signs with the sandbox secret, and is refused the production one
+  const bySandboxKey = await sandboxKey.webhooks.sendTest(receiver.url);
+  const fromKey = received(bySandboxKey.webhook_id);
+  t.like(await verifyWebhook(fromKey.body, fromKey.headers, sandbox), { type: 'webhook.test' });
+  await t.throwsAsync(sandboxKey.webhooks.sendTest(receiver.url, { sandbox: false }), { instanceOf: PermissionError });
+
+  // with a team, the team's sandbox secret
+  const team = await createTeam(gw.app.db, account.userId, 'client test events', Date.now());
+  const teamSandbox = (await client.webhooks.secret({ sandbox: true, teamId: team.id })).secret;
+  const teamTest = await client.webhooks.sendTest(receiver.url, { sandbox: true, teamId: team.id });
+  const forTeam = received(teamTest.webhook_id);
+  t.like(await verifyWebhook(forTeam.body, forTeam.headers, teamSandbox), { type: 'webhook.test' });
+  await t.throwsAsync(verifyWebhook(forTeam.body, forTeam.headers, sandbox), { instanceOf: WebhookVerificationError });
+});
+
 test('webhookEvents asks for events while it runs: the start, then the result, both verified', async (t) => {
   const account = await accountWithEmail(gw, 1000);
   const client = new Mediagate({ baseUrl: gw.baseUrl, apiKey: account.liveKey });

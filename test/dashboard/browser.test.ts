@@ -307,6 +307,21 @@ test.serial('webhooks: the production and the sandbox secret side by side, for t
     // and after a reload the page reads the same two
     t.deepEqual(await bothRevealed(), { production: before.production, sandbox: rotated });
     t.is(await production.getByText('previous secret(s) still verify').count(), 0);
+
+    // a test event signed with the sandbox secret: a receiver of sandbox deliveries verifies it with that one alone
+    const receiver = await startReceiver();
+    t.teardown(() => receiver.close());
+    await page.getByLabel('Receiver URL').fill(receiver.url);
+    await page.getByLabel('Signed with').selectOption({ label: 'Sandbox secret' });
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await page.getByTestId('webhook-test-result').getByText('Signed with the sandbox secret.').waitFor();
+    const sent = receiver.received[0]!;
+    const headers = sent.headers as Record<string, string>;
+    t.is((new Webhook(rotated).verify(sent.body, headers) as { type: string }).type, 'webhook.test');
+    t.throws(() => new Webhook(before.production).verify(sent.body, headers));
+    // nor with the other owner's sandbox secret (the team's for the account, the account's for the team)
+    const otherSandbox = teamId === undefined ? await secretOf(account.session, true, team.id) : await secretOf(account.session, true);
+    t.throws(() => new Webhook(otherSandbox).verify(sent.body, headers));
   }
   // the team's secrets are its own
   t.not(await secretOf(account.session, true, team.id), await secretOf(account.session, true));

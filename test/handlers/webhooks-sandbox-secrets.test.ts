@@ -134,3 +134,57 @@ test.serial('a team\'s sandbox prediction is signed with the team\'s sandbox sec
   t.true(verifies(production, productionDelivery));
   t.false(verifies(sandbox.secret, productionDelivery));
 });
+
+test('a session or a production key sends a test event signed with the sandbox secret with sandbox=true; a sandbox key is refused sandbox=false', async (t) => {
+  const a = await newAccount(gw, 0);
+  const production = (await secretOf(a.session)).secret;
+  const sandbox = (await secretOf(a.testKey)).secret;
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const test = async (as: string, query: CallOptions['query'] = {}) => {
+    const res = await call('sendWebhookTest', { as, query, body: { url: receiver.url } });
+    t.is(res.status, 200, JSON.stringify(res.body));
+    t.true(res.body.delivered);
+    const got = receiver.received.find((r) => r.headers['webhook-id'] === res.body.webhook_id)!;
+    return { got, event: JSON.parse(got.body) as { type: string; message: string } };
+  };
+
+  for (const as of [a.session, a.liveKey]) {
+    const { got, event } = await test(as, { sandbox: true });
+    t.true(verifies(sandbox, got));
+    t.false(verifies(production, got));
+    t.is(event.type, 'webhook.test');
+    // the event says which secret signed it
+    t.regex(event.message, /sandbox signing secret/);
+    const explicit = await test(as, { sandbox: false });
+    t.true(verifies(production, explicit.got));
+    t.false(verifies(sandbox, explicit.got));
+    t.regex(explicit.event.message, /production signing secret/);
+  }
+  // a sandbox key: the sandbox secret with or without sandbox=true, and sandbox=false is refused
+  t.true(verifies(sandbox, (await test(a.testKey, { sandbox: true })).got));
+  const before = receiver.received.length;
+  const refused = await call('sendWebhookTest', { as: a.testKey, query: { sandbox: false }, body: { url: receiver.url } });
+  t.is(refused.status, 403);
+  t.is(refused.body.code, 'forbidden');
+  t.regex(String(refused.body.detail), /sandbox key/);
+  t.is(receiver.received.length, before, 'nothing was sent');
+});
+
+test('a team\'s test event with sandbox=true is signed with the team\'s sandbox secret, not the member\'s nor the team\'s production one', async (t) => {
+  const owner = await newAccount(gw, 0);
+  const created = await call('createTeam', { as: owner.session, body: { name: 'Test events' } });
+  t.is(created.status, 201);
+  const teamId = Number(created.body.id);
+  const production = (await secretOf(owner.session, { team_id: teamId })).secret;
+  const sandbox = (await secretOf(owner.session, { team_id: teamId, sandbox: true })).secret;
+  const own = (await secretOf(owner.session, { sandbox: true })).secret;
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const res = await call('sendWebhookTest', { as: owner.session, query: { team_id: teamId, sandbox: true }, body: { url: receiver.url } });
+  t.is(res.status, 200, JSON.stringify(res.body));
+  const got = receiver.received[0]!;
+  t.true(verifies(sandbox, got));
+  t.false(verifies(production, got));
+  t.false(verifies(own, got));
+});

@@ -436,6 +436,40 @@ class WebhooksTest(unittest.TestCase):
         self.assertNotEqual(client.webhooks.rotate_secret(sandbox=True, team_id=team)["secret"], team_sandbox["secret"])
         self.assertEqual(client.webhooks.secret(sandbox=True)["secret"], rotated["secret"], "the account's sandbox secret is unchanged")
 
+    def test_send_test_with_sandbox_true_is_signed_with_the_sandbox_secret_alone(self) -> None:
+        client = live()
+        sandbox_key = Mediagate(BASE, api_key=ENV["MEDIAGATE_TEST_SANDBOX_KEY"])
+        production = client.webhooks.secret()["secret"]
+        sandbox = client.webhooks.secret(sandbox=True)["secret"]
+        receiver = Receiver()
+        self.addCleanup(receiver.close)
+
+        def received(result):
+            return next(r for r in receiver.received if r["headers"]["webhook-id"] == result["webhook_id"])
+
+        result = client.webhooks.send_test(receiver.url, sandbox=True)
+        self.assertIs(result["delivered"], True)
+        event = received(result)
+        self.assertEqual(verify_webhook(event["body"], event["headers"], sandbox)["type"], "webhook.test")
+        with self.assertRaises(WebhookVerificationError):
+            verify_webhook(event["body"], event["headers"], production)
+        plain = received(client.webhooks.send_test(receiver.url))
+        verify_webhook(plain["body"], plain["headers"], production)
+        with self.assertRaises(WebhookVerificationError):
+            verify_webhook(plain["body"], plain["headers"], sandbox)
+        # a sandbox key signs with the sandbox secret, and is refused the production one
+        by_key = received(sandbox_key.webhooks.send_test(receiver.url))
+        verify_webhook(by_key["body"], by_key["headers"], sandbox)
+        with self.assertRaises(ForbiddenError):
+            sandbox_key.webhooks.send_test(receiver.url, sandbox=False)
+        # with a team, the team's sandbox secret
+        team = int(ENV["MEDIAGATE_TEST_TEAM_ID"])
+        team_sandbox = client.webhooks.secret(sandbox=True, team_id=team)["secret"]
+        for_team = received(client.webhooks.send_test(receiver.url, sandbox=True, team_id=team))
+        verify_webhook(for_team["body"], for_team["headers"], team_sandbox)
+        with self.assertRaises(WebhookVerificationError):
+            verify_webhook(for_team["body"], for_team["headers"], sandbox)
+
     def test_webhook_events_ask_for_the_start_before_the_result(self) -> None:
         client = live()
         receiver = Receiver()

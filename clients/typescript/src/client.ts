@@ -12,6 +12,7 @@ import { isTerminal } from './types.ts';
 import type {
   ApiKey, Balance, CreateApiKeyRequest, CreatedApiKey, HistoryPage, ModelEntry, ModelInput, Prediction,
   PredictionDetail, Quote, Submitted, TransactionPage, UpdateApiKeyRequest, UploadAddress, UserDetails, WebhookSecret,
+  WebhookTestResult,
 } from './types.ts';
 import { uploadBody } from './upload.ts';
 import type { UploadSource } from './upload.ts';
@@ -336,5 +337,12 @@ export class Mediagate {
     /** Issues a new secret of the same kind (`{ sandbox: true }`: the sandbox one; the other is unchanged); for a while deliveries carry a signature for each of the two. */
     rotateSecret: async (opts: WebhookSecretOptions = {}): Promise<WebhookSecret> =>
       (await this.transport.request<WebhookSecret>({ method: 'POST', path: '/app/webhook_secret/rotate', query: this.secretQuery(opts), signal: opts.signal })).body,
+    /**
+     * Sends one signed `webhook.test` event to `url` at once and answers what the receiver did:
+     * signed with the production secret, or with `{ sandbox: true }` the sandbox one (as sandbox
+     * predictions' deliveries are). A sandbox key always signs with the sandbox one.
+     */
+    sendTest: async (url: string, opts: WebhookSecretOptions = {}): Promise<WebhookTestResult> =>
+      (await this.transport.request<WebhookTestResult>({ method: 'POST', path: '/app/webhook_test', query: this.secretQuery(opts), body: { url }, signal: opts.signal })).body,
   };
 }

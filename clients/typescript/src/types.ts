@@ -45,6 +45,8 @@ export type TransactionPage = Schemas['PaginatedTransactionResponse'];
 export type HistoryPage = Schemas['PaginatedUsageLogResponse'];
 export type PredictionDetail = Schemas['UsageLogDetailResponse'];
 export type WebhookSecret = Schemas['WebhookSecret'];
+/** What a receiver answered to a test event (`webhooks.sendTest`). */
+export type WebhookTestResult = Schemas['WebhookTestResult'];
 
 /** The terminal states: a prediction in one of them never changes again. */
 export const TERMINAL_STATUSES: ReadonlySet<PredictionStatus> = new Set<PredictionStatus>(['completed', 'failed', 'cancelled']);

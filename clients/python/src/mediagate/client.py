@@ -17,7 +17,7 @@ from ._http import OAuthToken, Transport
 from .errors import (AuthenticationError, GatewayConnectionError, MediagateError, NotFoundError, PredictionFailedError,
                      WaitTimeoutError, error_from_response)
 from .types import (TERMINAL_STATUSES, ApiKey, Balance, CreatedApiKey, ModelEntry, Page, Prediction, Quote, Submitted,
-                    Uploaded, UserDetails, WebhookSecret)
+                    Uploaded, UserDetails, WebhookSecret, WebhookTestResult)
 
 __all__ = ["Mediagate"]
 
@@ -380,6 +380,12 @@ class _Webhooks:
         """Issues a new secret of that kind (``sandbox=True``: the sandbox one; the other is unchanged);
         for a while deliveries carry a signature for each of the two."""
         return self._c._t.request("POST", "/app/webhook_secret/rotate", self._query(sandbox, team_id))
+
+    def send_test(self, url: str, *, sandbox: Optional[bool] = None, team_id: Optional[int] = None) -> WebhookTestResult:
+        """Sends one signed ``webhook.test`` event to ``url`` at once and answers what the receiver did:
+        signed with the production secret, or with ``sandbox=True`` the sandbox one (as sandbox
+        predictions' deliveries are). A sandbox key always signs with the sandbox one."""
+        return self._c._t.request("POST", "/app/webhook_test", self._query(sandbox, team_id), {"url": url})
 
     def _query(self, sandbox: Optional[bool], team_id: Optional[int]) -> Dict[str, Any]:
         # left out (None), nothing is sent: the production secret, or a sandbox key's own

@@ -3,7 +3,7 @@ from typing import Any, Dict, List, Optional, TypedDict
 
 __all__ = [
     "Prediction", "Submitted", "Balance", "Quote", "Uploaded", "ModelEntry", "ApiKey", "CreatedApiKey",
-    "UserDetails", "Page", "WebhookSecret", "WebhookPayload", "TERMINAL_STATUSES",
+    "UserDetails", "Page", "WebhookSecret", "WebhookTestResult", "WebhookPayload", "TERMINAL_STATUSES",
 ]
 
 TERMINAL_STATUSES = frozenset(["completed", "failed", "cancelled"])
@@ -136,6 +136,15 @@ class WebhookSecret(TypedDict):
     sandbox: bool
     created_at: str
     previous: List[_Previous]
+
+
+class WebhookTestResult(TypedDict):
+    """What a receiver answered to a test event (``webhooks.send_test``)."""
+    webhook_id: str
+    delivered: bool
+    status_code: Optional[int]
+    error: Optional[str]
+    duration_ms: int
 
 
 class _WebhookPayloadRequired(TypedDict):

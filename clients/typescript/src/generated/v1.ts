@@ -2369,7 +2369,7 @@ export interface paths {
         put?: never;
         /**
          * Send a signed test event to a webhook URL
-         * @description Sends one `webhook.test` event to `url` at once, signed like every delivery with the current signing secret (the account's, or with `team_id` or a team's API key the team's, needs `manage_keys`; the sandbox secret when called with a sandbox API key, else the production one): a receiver that verifies its signature is ready for real deliveries. One attempt, no retries, nothing recorded; the answer says what the receiver answered (its status code, or why it could not be reached) and how long it took. The URL is checked as a submit's `webhook` is: `https://` and a public destination. At most 10 test events a minute per account (or team); past that, 429 with `Retry-After`.
+         * @description Sends one `webhook.test` event to `url` at once, signed like every delivery with the current signing secret (the account's, or with `team_id` or a team's API key the team's, needs `manage_keys`): the production one, or with `sandbox=true` the sandbox one, which signs sandbox predictions' deliveries; a sandbox API key always signs with the sandbox secret (`sandbox=false` from it is refused, 403). The event's `message` names the secret that signed it. A receiver that verifies its signature is ready for real deliveries. One attempt, no retries, nothing recorded; the answer says what the receiver answered (its status code, or why it could not be reached) and how long it took. The URL is checked as a submit's `webhook` is: `https://` and a public destination. At most 10 test events a minute per account (or team); past that, 429 with `Retry-After`.
          */
         post: operations["sendWebhookTest"];
         delete?: never;
@@ -8652,7 +8652,7 @@ export interface components {
         PreferWait: string;
         /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
         TeamId: number;
-        /** @description `true` acts on the sandbox signing secret, the one that signs deliveries of sandbox predictions (made with a sandbox API key); absent or `false`, the production secret, which signs production predictions' and alerts' deliveries. A sandbox API key always acts on the sandbox secret: with it, `false` is refused (403), since a sandbox key may never read or rotate the production secret. */
+        /** @description `true` acts on the sandbox signing secret, the one that signs deliveries of sandbox predictions (made with a sandbox API key); absent or `false`, the production secret, which signs production predictions' and alerts' deliveries. A sandbox API key always acts on the sandbox secret: with it, `false` is refused (403), since a sandbox key may never read, rotate or sign with the production secret. */
         WebhookSecretSandbox: boolean;
         /** @description Accepted on every administrative route with the other common parameters. This route acts on the record its request names (a user by email, a charge, a prediction or a discount), which already says which wallet is concerned, so `team_id` changes nothing here. */
         AdminTeamIdIgnored: number;
@@ -12561,7 +12561,7 @@ export interface operations {
             query?: {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description `true` acts on the sandbox signing secret, the one that signs deliveries of sandbox predictions (made with a sandbox API key); absent or `false`, the production secret, which signs production predictions' and alerts' deliveries. A sandbox API key always acts on the sandbox secret: with it, `false` is refused (403), since a sandbox key may never read or rotate the production secret. */
+                /** @description `true` acts on the sandbox signing secret, the one that signs deliveries of sandbox predictions (made with a sandbox API key); absent or `false`, the production secret, which signs production predictions' and alerts' deliveries. A sandbox API key always acts on the sandbox secret: with it, `false` is refused (403), since a sandbox key may never read, rotate or sign with the production secret. */
                 sandbox?: components["parameters"]["WebhookSecretSandbox"];
             };
             header?: {
@@ -12594,7 +12594,7 @@ export interface operations {
             query?: {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
-                /** @description `true` acts on the sandbox signing secret, the one that signs deliveries of sandbox predictions (made with a sandbox API key); absent or `false`, the production secret, which signs production predictions' and alerts' deliveries. A sandbox API key always acts on the sandbox secret: with it, `false` is refused (403), since a sandbox key may never read or rotate the production secret. */
+                /** @description `true` acts on the sandbox signing secret, the one that signs deliveries of sandbox predictions (made with a sandbox API key); absent or `false`, the production secret, which signs production predictions' and alerts' deliveries. A sandbox API key always acts on the sandbox secret: with it, `false` is refused (403), since a sandbox key may never read, rotate or sign with the production secret. */
                 sandbox?: components["parameters"]["WebhookSecretSandbox"];
             };
             header?: {
@@ -12629,6 +12629,8 @@ export interface operations {
             query?: {
                 /** @description Act on the resources of this team instead of the caller's own; the caller must be a member (404 otherwise) whose role has the operation's permission (403 otherwise). Absent means the caller's own resources, or, with a team's API key, that team's. A team API key naming another team is 403. */
                 team_id?: components["parameters"]["TeamId"];
+                /** @description `true` acts on the sandbox signing secret, the one that signs deliveries of sandbox predictions (made with a sandbox API key); absent or `false`, the production secret, which signs production predictions' and alerts' deliveries. A sandbox API key always acts on the sandbox secret: with it, `false` is refused (403), since a sandbox key may never read, rotate or sign with the production secret. */
+                sandbox?: components["parameters"]["WebhookSecretSandbox"];
             };
             header?: {
                 /** @description The slug of the whitelabel studio this call is made in. A studio's end users send it on every call (or call through one of the studio's domains instead); the credential must belong to the studio (its users, its owner or its owning team's members), otherwise 403 `studio_forbidden`. An unknown slug is 404 `studio_not_found`; a disabled studio's is 403 `studio_disabled` except for signing in, the session, exportAccount and requesting or cancelling the account's deletion. Without it, calls are made outside any studio. In a studio's context only its allowed models exist and runs are priced at the studio's price. In a team's `owner_pays` studio the team's wallet pays every run: a member of the team running a model there with their own credential needs the team's `generate` permission (403 otherwise). */

@@ -159,7 +159,18 @@ export class Client {
     this.requestTimeoutMs = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   }
 
+  /**
+   * The address of a route. Every request goes through here, so this is where an id from the
+   * command line is refused when it cannot be one: ids are put in paths with encodeURIComponent,
+   * which leaves an empty id, `.` and `..` as they are, and the URL parser would then drop or
+   * climb over them and ask another route (`predictions get ..`). Refused before any request.
+   */
   url(path: string, query: Record<string, string | number | boolean | undefined> = {}): string {
+    for (const segment of path.split('/').slice(1)) {
+      if (segment === '' || segment === '.' || segment === '..') {
+        throw new CliError(`"${segment}" is not an id: an id cannot be empty, "." or ".." (see \`mediagate --help\`)`, EXIT.usage);
+      }
+    }
     const u = new URL(this.baseUrl + path);
     for (const [k, v] of Object.entries(query)) if (v !== undefined) u.searchParams.set(k, String(v));
     return u.toString();

@@ -24,6 +24,8 @@ export const EXIT = {
   predictionFailed: 9,
   /** 409, 410: a conflict with the current state */
   conflict: 10,
+  /** Ctrl-C (SIGINT): 128 + the signal's number, as shells report it (interrupt.ts) */
+  interrupted: 130,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

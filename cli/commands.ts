@@ -6,6 +6,7 @@ import crypto from 'node:crypto';
 import { Client, CliError, EXIT, errorOf, refuseRedirect, retryAfterMs, sameGateway } from './client.ts';
 import type { StoredConfig } from './config.ts';
 import { progress } from './progress.ts';
+import { partFile, waitingFor } from './interrupt.ts';
 
 export interface Output {
   human: string[];
@@ -459,6 +460,8 @@ export async function download(p: Prediction, dir: string, limits: { maxBytes: n
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), limits.timeoutMs);
     const tmp = `${target}.${crypto.randomUUID()}.part`;
+    // removed on Ctrl-C too (interrupt.ts), as on every failure below; released once renamed or removed
+    let written: (() => void) | undefined;
     try {
       let res: Response;
       try {
@@ -474,6 +477,7 @@ export async function download(p: Prediction, dir: string, limits: { maxBytes: n
         throw tooLarge();
       }
       const fd = fs.openSync(tmp, 'wx', 0o644);
+      written = partFile(tmp);
       try {
         let bytes = 0;
         try {
@@ -498,6 +502,7 @@ export async function download(p: Prediction, dir: string, limits: { maxBytes: n
       fs.rmSync(tmp, { force: true });
       throw err;
     } finally {
+      written?.();
       clearTimeout(timer);
     }
     files.push(target);
@@ -524,9 +529,17 @@ export async function run(ctx: Context, slug: string, opts: {
   if (!opts.wait) {
     return { human: [submitted.body.request_id], json: submitted.body };
   }
-  const p = TERMINAL.has(submitted.body.status) ? await getPrediction(ctx, submitted.body.request_id) : await waitFor(ctx, submitted.body.request_id, opts.timeoutS);
-  finished(p);
-  const files = opts.download ? await download(p, opts.download) : [];
+  // Ctrl-C from here on tells the id and how to fetch the prediction later
+  const done = waitingFor(submitted.body.request_id, fetchLater(ctx, submitted.body.request_id));
+  let p: Prediction;
+  let files: string[];
+  try {
+    p = TERMINAL.has(submitted.body.status) ? await getPrediction(ctx, submitted.body.request_id) : await waitFor(ctx, submitted.body.request_id, opts.timeoutS);
+    finished(p);
+    files = opts.download ? await download(p, opts.download) : [];
+  } finally {
+    done();
+  }
   return { human: predictionLines(p, files), json: { ...p, price: submitted.body.price, ...(opts.download ? { files } : {}) } };
 }
 
@@ -535,10 +548,22 @@ export async function predictionsGet(ctx: Context, id: string): Promise<Output> 
   return { human: p.status === 'completed' ? [`${p.id}: completed`, ...p.outputs] : predictionLines(p), json: p };
 }
 
+/** The command that fetches a prediction later (told on Ctrl-C): its id, and the team it was run for. */
+function fetchLater(ctx: Context, id: string): string {
+  return `mediagate${ctx.client.teamId !== undefined ? ` --team ${ctx.client.teamId}` : ''} predictions get ${id}`;
+}
+
 export async function predictionsWait(ctx: Context, id: string, opts: { timeoutS: number; download?: string | undefined }): Promise<Output> {
-  const p = await waitFor(ctx, id, opts.timeoutS);
-  finished(p);
-  const files = opts.download ? await download(p, opts.download) : [];
+  const done = waitingFor(id, fetchLater(ctx, id));
+  let p: Prediction;
+  let files: string[];
+  try {
+    p = await waitFor(ctx, id, opts.timeoutS);
+    finished(p);
+    files = opts.download ? await download(p, opts.download) : [];
+  } finally {
+    done();
+  }
   return { human: predictionLines(p, files), json: { ...p, ...(opts.download ? { files } : {}) } };
 }
 

@@ -7,6 +7,7 @@ import { Client, CliError, EXIT, sameGateway } from './client.ts';
 import type { ExitCode } from './client.ts';
 import { configPath, ownsConfigDir, readConfig, removeConfig, writeConfig } from './config.ts';
 import * as cmd from './commands.ts';
+import { handleInterrupts } from './interrupt.ts';
 import type { Context, Output } from './commands.ts';
 
 const DEFAULT_BASE_URL = 'http://localhost:8080';
@@ -57,7 +58,8 @@ MEDIAGATE_CONFIG (the config file's path), MEDIAGATE_MCP_UPLOAD_DIRS (the direct
 server's upload_file may read from, besides the host's roots).
 
 Exit codes: 0 ok, 1 error, 2 usage, 3 auth, 4 rate limited, 5 not found, 6 insufficient credit,
-7 timeout, 8 validation, 9 prediction failed or cancelled, 10 conflict.
+7 timeout, 8 validation, 9 prediction failed or cancelled, 10 conflict, 130 interrupted (Ctrl-C;
+a prediction being waited for goes on, and its id is printed on stderr).
 `;
 
 const OPTIONS = {
@@ -224,7 +226,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       await serveMcp({ client, uploadDirs: uploadDirsOf(env[UPLOAD_DIRS_ENV]) });
       return EXIT.ok;
     }
-    const out = await dispatch(ctx, positionals, values);
+    // Ctrl-C: a download's temporary file removed, a waited-for prediction's id told, exit 130
+    const stopHandling = handleInterrupts({ json });
+    let out: Output;
+    try {
+      out = await dispatch(ctx, positionals, values);
+    } finally {
+      stopHandling();
+    }
     process.stdout.write(json ? `${JSON.stringify(out.json, null, 2)}\n` : out.human.map((l) => `${l}\n`).join(''));
     return EXIT.ok;
   } catch (err) {

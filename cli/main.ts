@@ -116,6 +116,14 @@ function readLineFrom(input: NodeJS.ReadableStream, output: NodeJS.WritableStrea
     });
     // stdin ended without a line
     rl.on('close', () => resolve(''));
+    // On a terminal readline takes Ctrl-C as input and, with no listener, only pauses: the prompt
+    // hung or the process ended quietly with 0. The signal is passed on to the process, whose
+    // handler (interrupt.ts) ends the command with 130 as anywhere else.
+    // The prompt is left unanswered (closing it would answer '' first).
+    rl.on('SIGINT', () => {
+      output.write('\n');
+      process.kill(process.pid, 'SIGINT');
+    });
   });
 }
 

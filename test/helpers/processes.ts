@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import net from 'node:net';
+import { waitFor } from './services.ts';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
 
@@ -33,6 +34,22 @@ export function spawnGateway(env: Record<string, string>): GatewayProcess {
       return exited;
     },
   };
+}
+
+/**
+ * The code the gateway mailed to `email`, read from its log as the quick start says: with no
+ * SMTP_URL on the embedded default, each mail is logged under `MAIL NOT SENT`.
+ */
+export async function mailedCode(proc: GatewayProcess, email: string): Promise<string> {
+  return waitFor(() => {
+    for (const line of proc.output().split('\n')) {
+      if (!line.includes('MAIL NOT SENT')) continue;
+      const mail = (JSON.parse(line) as { mail?: { to: string; text: string } }).mail;
+      const code = mail?.to === email ? /code is (\d{6})/.exec(mail.text)?.[1] : undefined;
+      if (code) return code;
+    }
+    return undefined;
+  }, { what: `the code mailed to ${email} in the log` });
 }
 
 export async function freePort(): Promise<number> {

@@ -5,7 +5,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PNG } from 'pngjs';
-import { spawnGateway, freePort } from '../helpers/processes.ts';
+import { spawnGateway, freePort, mailedCode } from '../helpers/processes.ts';
 import type { GatewayProcess } from '../helpers/processes.ts';
 import { waitFor } from '../helpers/services.ts';
 
@@ -24,19 +24,6 @@ async function json(res: Response): Promise<Record<string, unknown>> {
   return (await res.json()) as Record<string, unknown>;
 }
 
-/** The code mailed to `email`, read from the log as the README says (no SMTP_URL: `MAIL NOT SENT`). */
-async function loggedCode(proc: GatewayProcess, email: string): Promise<string> {
-  return waitFor(() => {
-    for (const line of proc.output().split('\n')) {
-      if (!line.includes('MAIL NOT SENT')) continue;
-      const mail = (JSON.parse(line) as { mail?: { to: string; text: string } }).mail;
-      const code = mail?.to === email ? /code is (\d{6})/.exec(mail.text)?.[1] : undefined;
-      if (code) return code;
-    }
-    return undefined;
-  }, { what: `the code mailed to ${email} in the log` });
-}
-
 test('a fresh embedded gateway registers, issues a key and generates a real image', async (t) => {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'mg-embedded-'));
   const { proc, base } = await boot(dir, await freePort());
@@ -51,7 +38,7 @@ test('a fresh embedded gateway registers, issues a key and generates a real imag
     fetch(`${base}${url}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
   t.is((await post('/auth/register', { email: 'new@example.com', password: 'a long password' })).status, 201);
   // The sign-up credit comes with the verified address; the code is in the log.
-  const verified = await post('/auth/verify-otp', { email: 'new@example.com', otp: await loggedCode(proc, 'new@example.com') });
+  const verified = await post('/auth/verify-otp', { email: 'new@example.com', otp: await mailedCode(proc, 'new@example.com') });
   t.is(verified.status, 200);
   t.true((await json(verified)).email_verified as boolean);
   const { api_key: key } = await json(await post('/auth/cli/login', { email: 'new@example.com', password: 'a long password' })) as { api_key: string };
@@ -87,7 +74,7 @@ test('an embedded gateway stopped with work in its in-process queue finishes it 
   const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
     fetch(`${base}${url}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
   await post('/auth/register', { email: 'restart@example.com', password: 'a long password' });
-  t.is((await post('/auth/verify-otp', { email: 'restart@example.com', otp: await loggedCode(proc, 'restart@example.com') })).status, 200);
+  t.is((await post('/auth/verify-otp', { email: 'restart@example.com', otp: await mailedCode(proc, 'restart@example.com') })).status, 200);
   const { api_key: key } = await json(await post('/auth/cli/login', { email: 'restart@example.com', password: 'a long password' })) as { api_key: string };
   // Images of a second or so each keep the single process busy long enough to kill it with work
   // pending (the last one is checked unfinished just before the kill). 2048x2048 at 50 steps took

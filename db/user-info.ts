@@ -22,11 +22,19 @@ export async function openHolds(db: Db, userId: number) {
  */
 export const USER_INFO_LIST_MAX = 100;
 
-/** The account's live teams, oldest first, at most USER_INFO_LIST_MAX. */
+/**
+ * The account's teams, at most USER_INFO_LIST_MAX: the live ones oldest first, then the deleted
+ * ones it was in when they were deleted (its runs, keys and ledger rows still name them), each
+ * with when it was deleted.
+ */
 export async function teamsOf(db: Db, userId: number) {
-  const rows = await db('team_members').join('teams', 'teams.id', 'team_members.team_id').where('team_members.user_id', userId).whereNull('teams.deleted_at')
-    .orderBy('teams.id').limit(USER_INFO_LIST_MAX).select('teams.id', 'teams.name', 'team_members.role', 'teams.balance', 'teams.held') as Array<Record<string, unknown>>;
-  return rows.map((r) => ({ id: num(r.id), name: String(r.name), role: String(r.role), balance: num(r.balance), held: num(r.held) }));
+  const rows = await db('team_members').join('teams', 'teams.id', 'team_members.team_id').where('team_members.user_id', userId)
+    .orderByRaw('case when teams.deleted_at is null then 0 else 1 end').orderBy('teams.id').limit(USER_INFO_LIST_MAX)
+    .select('teams.id', 'teams.name', 'team_members.role', 'teams.balance', 'teams.held', 'teams.deleted_at') as Array<Record<string, unknown>>;
+  return rows.map((r) => ({
+    id: num(r.id), name: String(r.name), role: String(r.role), balance: num(r.balance), held: num(r.held),
+    deleted_at: isoOrNull(r.deleted_at),
+  }));
 }
 
 /** The newest USER_INFO_LIST_MAX keys the user created, revoked ones included; never a key value or digest. */

@@ -875,7 +875,7 @@ export interface paths {
         };
         /**
          * Look up a user
-         * @description Returns the user with `email`: profile, role, wallet (`balance`, `held`), open holds (unfinished predictions and what each holds), the first 100 teams with the user's role, the 100 newest API keys (never a key value) with `api_key_count` counting every key not revoked, last sign-in, subscription, and the 20 newest rows of the personal ledger. 404 for an unknown email. Roles: support, billing, admin.
+         * @description Returns the user with `email`: profile, role, wallet (`balance`, `held`), open holds (unfinished predictions and what each holds), the first 100 teams with the user's role (the live ones, then the deleted ones with their `deleted_at`), the 100 newest API keys (never a key value) with `api_key_count` counting every key not revoked, last sign-in, subscription, and the 20 newest rows of the personal ledger. 404 for an unknown email. Roles: support, billing, admin.
          */
         get: operations["adminUserInfo"];
         put?: never;
@@ -5732,6 +5732,7 @@ export interface components {
          *           "role": "owner",
          *           "balance": 25000,
          *           "held": 0,
+         *           "deleted_at": null,
          *           "subscription": {
          *             "user_id": 7,
          *             "team_id": 3,
@@ -5812,6 +5813,11 @@ export interface components {
                 role: components["schemas"]["TeamRole"];
                 balance: number;
                 held: number;
+                /**
+                 * Format: date-time
+                 * @description When the team was deleted; null while it exists. A deleted team is listed (after the live ones) with the role the user had in it then, since the user's runs, keys and ledger rows still name it; its wallet takes no more credit.
+                 */
+                deleted_at: string | null;
                 /** @description The team wallet's subscription (admin_manage_subscription with `team_id` changes it). */
                 subscription: components["schemas"]["SubscriptionResponse"];
             }[];

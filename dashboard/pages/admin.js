@@ -25,7 +25,7 @@ function UserInfo({ info }) {
       : html`<ul>${info.open_holds.map((h) => html`<li><code>${h.request_id}</code> ${h.model} · ${h.status} · ${credits(h.amount)}</li>`)}</ul>`}
     <h3>Teams</h3>
     ${info.teams.length === 0 ? html`<p class="muted">Not a member of any team.</p>`
-      : html`<ul>${info.teams.map((t) => html`<li>${t.name} (team ${t.id}, ${t.role}) · ${credits(t.balance)}, ${credits(t.held)} held · subscription: ${t.subscription?.plan ?? t.subscription?.status ?? 'none'}</li>`)}</ul>`}
+      : html`<ul>${info.teams.map((t) => t.deleted_at ? html`<li class="muted">${t.name} (team ${t.id}, ${t.role}) · deleted ${when(t.deleted_at)}</li>` : html`<li>${t.name} (team ${t.id}, ${t.role}) · ${credits(t.balance)}, ${credits(t.held)} held · subscription: ${t.subscription?.plan ?? t.subscription?.status ?? 'none'}</li>`)}</ul>`}
     <h3>API keys</h3>
     ${info.api_keys.length === 0 ? html`<p class="muted">No API keys.</p>`
       : html`<div class="table-wrap" tabindex="0"><table><thead><tr><th>Name</th><th>Prefix</th><th>Kind</th><th>Last used</th><th>State</th></tr></thead>
@@ -308,7 +308,9 @@ export function Admin({ user }) {
     history.replaceState(null, '', `${location.pathname}#/admin?user=${encodeURIComponent(target)}${run ? `&run=${encodeURIComponent(run)}` : ''}`);
     lookup(target);
   };
-  const team = info?.teams.find((t) => String(t.id) === teamId) ?? null;
+  // a deleted team's wallet takes no credit and no plan: not offered
+  const liveTeams = info?.teams.filter((t) => !t.deleted_at) ?? [];
+  const team = liveTeams.find((t) => String(t.id) === teamId) ?? null;
   const billing = info && can(user, ['billing', 'admin']);
   if (!can(user, STAFF_ROLES)) return html`<p class="empty">This page is for support, billing and admin accounts.</p>`;
   const tabs = TABS.filter(([t]) => (t !== 'audit' || can(user, ['admin'])) && (t !== 'margins' || can(user, ['billing', 'admin'])));
@@ -340,10 +342,10 @@ export function Admin({ user }) {
       ${info && html`<${UserInfo} info=${info} />`}
       ${info && html`<${UserRuns} email=${info.email} highlight=${highlight} seen=${info} />`}
       ${info && can(user, ['admin']) && html`<${UserAudit} userId=${info.id} seen=${info} />`}
-      ${billing && info.teams.length > 0 && html`<form class="filters" onSubmit=${(e) => e.preventDefault()}>
+      ${billing && liveTeams.length > 0 && html`<form class="filters" onSubmit=${(e) => e.preventDefault()}>
         <label>Wallet <select name="admin-wallet" value=${teamId} onChange=${(e) => setTeamId(e.target.value)}>
           <option value="">${info.email}'s own</option>
-          ${info.teams.map((t) => html`<option value=${String(t.id)}>Team ${t.name} (${t.id})</option>`)}</select></label>
+          ${liveTeams.map((t) => html`<option value=${String(t.id)}>Team ${t.name} (${t.id})</option>`)}</select></label>
       </form>`}
       <section class="cards">
         ${billing && html`<${Credits} email=${info.email} team=${team} onDone=${() => lookup(info.email)} />`}

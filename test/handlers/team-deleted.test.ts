@@ -82,11 +82,20 @@ async function scenario(t: ExecutionContext, db: 'mysql' | 'sqlite'): Promise<vo
   t.is((await callOperation(gw, 'adminRefund', { as: admin.session, body: { request_id: run } })).status, 409);
   const wallet = await gw.app.db('teams').where({ id: teamId }).first();
   t.deepEqual([Number(wallet.balance), Number(wallet.held)], [0, 0]);
+  // its former members' records still name it (runs, keys): the operator sees it, as deleted
+  for (const who of [owner, member]) {
+    const info = await callOperation<{ teams: Array<{ id: number; role: string; deleted_at: string | null }> }>(gw, 'adminUserInfo', { as: admin.session, query: { email: await emailOf(gw, who.userId) } });
+    t.is(info.status, 200);
+    t.like(info.body.teams.find((x) => x.id === teamId), { role: who === owner ? 'owner' : 'developer', deleted_at: new Date(Number(wallet.deleted_at)).toISOString() });
+  }
 
   // the same name again is another team: none of the old one's history, keys or wallet
   const again = await callOperation<{ id: number }>(gw, 'createTeam', { as: owner.session, body: { name: 'Gone soon' } });
   t.is(again.status, 201);
   t.not(again.body.id, teamId);
+  // the live teams first, then the deleted ones
+  const listed = await callOperation<{ teams: Array<{ id: number; deleted_at: string | null }> }>(gw, 'adminUserInfo', { as: admin.session, query: { email: ownerEmail } });
+  t.deepEqual(listed.body.teams.map((x) => [x.id, x.deleted_at === null]), [[again.body.id, true], [teamId, false]]);
   await gw.app.db('team_members').insert({ team_id: again.body.id, user_id: member.userId, role: 'developer', created_at: Date.now() });
   for (const as of [owner.session, member.session]) {
     const got = await callOperation<{ balance: number; held: number }>(gw, 'getTeam', { as, params: { team_id: again.body.id } });

@@ -176,7 +176,7 @@ export async function keySoftLimit(db: Db, keyId: number): Promise<{ amount: num
 
 /**
  * Who is mailed: the user, or a team's members whose role may add credit (owner, admin, billing),
- * each only once their address is verified. Anyone can register an address they do not own (a
+ * each only once their address is verified; no one for a deleted team. Anyone can register an address they do not own (a
  * typo, or on purpose): an alert tells the balance and spend, which go to a mailbox only when it
  * has proved to be the account's. Unverified, the alert is listed and sent to the webhook only.
  */
@@ -185,8 +185,9 @@ export async function alertRecipients(db: Db, owner: Owner, billingRoles: readon
     const u = await db('users').where('id', owner.userId).andWhere('email_verified', true).first('email') as { email: string } | undefined;
     return u ? [u.email] : [];
   }
-  const rows = await db('team_members').join('users', 'users.id', 'team_members.user_id')
-    .where('team_members.team_id', owner.teamId).whereIn('team_members.role', [...billingRoles]).andWhere('users.email_verified', true)
+  // a deleted team's alert (a crossing its last submit made as it was deleted) goes to no former member
+  const rows = await db('team_members').join('users', 'users.id', 'team_members.user_id').join('teams', 'teams.id', 'team_members.team_id')
+    .where('team_members.team_id', owner.teamId).whereNull('teams.deleted_at').whereIn('team_members.role', [...billingRoles]).andWhere('users.email_verified', true)
     .select('users.email') as Array<{ email: string }>;
   return rows.map((r) => r.email);
 }

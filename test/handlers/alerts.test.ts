@@ -167,3 +167,13 @@ test('alerts are mailed to verified addresses only: an address no one has proved
   t.deepEqual(await alertRecipients(gw.app.db, { userId: billing.userId, teamId: null }, roles), [await emailOf(gw, billing)]);
   t.deepEqual((await alertRecipients(gw.app.db, { userId: lead.userId, teamId }, roles)).sort(), [await emailOf(gw, lead), await emailOf(gw, billing)].sort());
 });
+
+test('a deleted team\'s alerts are mailed to no one: a crossing its last submit made as it was being deleted tells no former member, on MariaDB and SQLite', async (t) => {
+  for (const g of [gw, lite]) {
+    const lead = await newAccount(g, 0, VERIFIED);
+    const teamId = (await callOperation<{ id: number }>(g, 'createTeam', { as: lead.session, body: { name: 'alerted, then gone' } })).body.id;
+    t.is((await alertRecipients(g.app.db, { userId: lead.userId, teamId }, ['owner'])).length, 1);
+    t.is((await callOperation(g, 'deleteTeam', { as: lead.session, params: { team_id: teamId } })).status, 200);
+    t.deepEqual(await alertRecipients(g.app.db, { userId: lead.userId, teamId }, ['owner']), []);
+  }
+});

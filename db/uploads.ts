@@ -63,9 +63,14 @@ export async function insertUpload(
   });
 }
 
-/** Unscoped: the token is the credential of the upload route (it carries no other). */
+/**
+ * Unscoped: the token is the credential of the upload route (it carries no other). An address a
+ * team was given is unknown once the team is deleted: no file lands for a team that is gone.
+ */
 export async function findUploadByTokenHash(db: Db, tokenHash: string): Promise<UploadRecord | undefined> {
-  const r = await db('uploads').where({ token_hash: tokenHash }).first();
+  const r = await db('uploads').select('uploads.*').leftJoin('teams', 'teams.id', 'uploads.team_id').where('uploads.token_hash', tokenHash)
+    .andWhere((q) => { q.whereNull('uploads.team_id').orWhereNull('teams.deleted_at'); })
+    .first();
   return r ? record(r) : undefined;
 }
 

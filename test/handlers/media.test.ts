@@ -249,6 +249,19 @@ test('a team library: team_id assets are the team\'s, not the member\'s personal
   t.is((await callOperation(gw, 'deleteMediaAsset', { as: b.session, params: { asset_id: asset.body.id }, query: { team_id: teamId } })).status, 404);
 });
 
+test('an upload address of a team deleted since takes no file: 404 as an unknown address, and nothing is stored', async (t) => {
+  const c = await newAccount(gw);
+  const teamId = (await callOperation<{ id: number }>(gw, 'createTeam', { as: c.session, body: { name: 'Gone' } })).body.id;
+  const addr = await address(c.session, 'late.png', { team_id: teamId });
+  const personal = await address(c.session, 'mine.png');
+  t.is((await callOperation(gw, 'deleteTeam', { as: c.session, params: { team_id: teamId } })).status, 200);
+  const late = await put(addr.upload_url, PNG);
+  t.is(late.statusCode, 404, late.payload);
+  t.is(JSON.parse(late.payload).detail, 'upload address not found');
+  t.is((await get(addr.file_url)).statusCode, 404);
+  t.is((await put(personal.upload_url, PNG)).statusCode, 200, 'the member\'s personal address still works');
+});
+
 test('the list filters by media type and by name or URL, pages newest first, and refuses bad pages', async (t) => {
   const d = await newAccount(gw);
   const refs = [

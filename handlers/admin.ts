@@ -65,6 +65,8 @@ export const adminDeductCredits: Handler<'adminDeductCredits'> = async ({ app, q
     app.db, payer, body.amount, body.reason?.trim() || 'deduction', app.clock(), body.allow_negative === true,
     idempotency && ((trx, m) => idempotency.completeWithin(trx, answer(m))),
   );
+  // deleted or erased since walletFor found it, as for a top-up
+  if (move === 'gone') throw new NotFoundError(payer.teamId === null ? 'no account with this email' : 'team not found, or this user is not a member of it');
   if (!move) throw new ConflictError(`the balance is smaller than ${body.amount} credits; nothing was deducted (send "allow_negative": true to let it go below zero)`);
   return answer(move);
 };

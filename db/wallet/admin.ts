@@ -40,12 +40,19 @@ export async function adminTopUp(db: Knex, payer: Owner, amount: number, typed: 
   }));
 }
 
-/** An administrator's deduction (`deduction` row, with `within` in its transaction); undefined when the balance is too small and `allowNegative` is false. */
+/**
+ * An administrator's deduction (`deduction` row, with `within` in its transaction); undefined when
+ * the balance is too small and `allowNegative` is false; `gone`, nothing moved, when the wallet is
+ * gone (a team deleted, an account erased) by the time its row is locked, as adminTopUp: a
+ * deletion settled its wallet at 0, and a deduction with `allowNegative` would leave it a debt
+ * nobody can pay.
+ */
 export async function adminDeduct(
   db: Knex, payer: Owner, amount: number, typed: string, now: number, allowNegative: boolean, within?: WithMove<AdminMove>,
-): Promise<AdminMove | undefined> {
+): Promise<AdminMove | 'gone' | undefined> {
   const description = await pseudonymiseText(db, typed);
   return withLockRetry(() => db.transaction(async (trx) => {
+    if (!(await lockLiveWallet(trx, payer))) return 'gone' as const;
     if (await debitWallet(trx, payer, amount, description, now, allowNegative) === undefined) return undefined;
     const move = { ...await walletOf(trx, payer), transactionId: await lastLedgerId(trx, payer) };
     await within?.(trx, move);

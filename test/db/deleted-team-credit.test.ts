@@ -14,7 +14,7 @@ import type { Db } from '../../db/knex.ts';
 import { freshDatabase, uniqueName } from '../helpers/services.ts';
 import { assertLedger } from '../helpers/ledger.ts';
 import { createTeam, deleteTeam } from '../../db/teams.ts';
-import { adminTopUp } from '../../db/wallet/admin.ts';
+import { adminDeduct, adminTopUp } from '../../db/wallet/admin.ts';
 import { applyStripeRefund, findPaymentByIntent, recordPurchase, reverseStripeRefund } from '../../db/stripe-payments.ts';
 import { activateSubscription } from '../../db/subscriptions.ts';
 import type { SubscriptionPlan } from '../../lib/subscription-plans.ts';
@@ -67,6 +67,14 @@ for (const engine of engines) {
   test.serial(`${engine.name}: an administrator's top-up of a deleted team moves nothing`, async (t) => {
     const { owner, teamId } = await deletedTeam(db());
     t.is(await adminTopUp(db(), { userId: owner, teamId }, 100, 'late', Date.now()), undefined);
+    t.is(await balanceOf(db(), 'teams', teamId), 0);
+    t.is(Number((await db()('credit_transactions').where({ team_id: teamId }).count({ n: '*' }))[0]!.n), 0);
+    await assertLedger(t, db());
+  });
+
+  test.serial(`${engine.name}: an administrator's deduction from a deleted team moves nothing, allow_negative or not: no debt on a wallet that is gone`, async (t) => {
+    const { owner, teamId } = await deletedTeam(db());
+    for (const allowNegative of [false, true]) t.is(await adminDeduct(db(), { userId: owner, teamId }, 100, 'late', Date.now(), allowNegative), 'gone');
     t.is(await balanceOf(db(), 'teams', teamId), 0);
     t.is(Number((await db()('credit_transactions').where({ team_id: teamId }).count({ n: '*' }))[0]!.n), 0);
     await assertLedger(t, db());

@@ -438,7 +438,7 @@ export const configSchema = Joi.object({
   WEBHOOK_ATTEMPT_RETENTION_DAYS: days().default(30)
     .description('webhook attempt records, and finished deliveries, older than this are removed; `0` or `off` keeps them'),
   UPLOAD_RETENTION_DAYS: days().default(30)
-    .description('uploads that no media library took (used only as a prediction\'s input, or never used) are removed, file and row, this many days after their address was issued (see [Retention](retention.md)); `0` or `off` keeps them'),
+    .description('uploads that no media library took (used only as a prediction\'s input, or never used), and a deleted team\'s, are removed, file and row, this many days after their address was issued (see [Retention](retention.md)); `0` or `off` keeps them'),
   EXPIRED_RECORD_GRACE_DAYS: Joi.number().integer().min(0).max(3650).default(1)
     .description('expired or used sessions, OAuth states and tokens, one-time and reset codes, idempotency records and team invites are removed this many days after they ended (`0`: at the next run)'),
   ACCOUNT_DELETION_GRACE_DAYS: Joi.number().integer().min(0).max(365).default(14)

@@ -102,13 +102,16 @@ export interface RetentionCounts {
 
 /**
  * Uploads created before `before` that no media-library asset owns (README "Retention"): the ones
- * a client used only as a prediction's input, or never used. A registered upload is the asset's.
+ * a client used only as a prediction's input, or never used. A registered upload is the asset's,
+ * unless the asset is a deleted team's: no one can list, use or delete that library any more, so
+ * its uploads go as unregistered ones do (deleteUploadRows removes the asset first).
  * Only those whose address expired before `expiredBefore`: one that can still be used would get
  * its file after its row was gone (a file nothing removes on S3, a 404 on the gateway's route).
  */
 export async function findStaleUploads(db: Db, before: number, expiredBefore: number, limit: number): Promise<Array<{ id: number; storageKey: string }>> {
-  const rows = await db('uploads').leftJoin('media_assets', 'media_assets.upload_id', 'uploads.id')
-    .whereNull('media_assets.id').andWhere('uploads.created_at', '<', before).andWhere('uploads.expires_at', '<', expiredBefore)
+  const rows = await db('uploads').leftJoin('media_assets', 'media_assets.upload_id', 'uploads.id').leftJoin('teams', 'teams.id', 'uploads.team_id')
+    .where((q) => { q.whereNull('media_assets.id').orWhereNotNull('teams.deleted_at'); })
+    .andWhere('uploads.created_at', '<', before).andWhere('uploads.expires_at', '<', expiredBefore)
     .orderBy('uploads.id').limit(limit).select('uploads.id', 'uploads.storage_key') as Array<{ id: number | string; storage_key: string }>;
   return rows.map((r) => ({ id: Number(r.id), storageKey: String(r.storage_key) }));
 }
@@ -116,10 +119,12 @@ export async function findStaleUploads(db: Db, before: number, expiredBefore: nu
 /**
  * Deletes these upload rows unless an asset took one meanwhile (a registration racing the job);
  * returns the ids deleted, whose files may then go. Row first: a registration that comes after
- * finds no upload (404) instead of an asset whose file is gone.
+ * finds no upload (404) instead of an asset whose file is gone. The assets of a deleted team that
+ * own some of them go first (no one can register anything for that team any more).
  */
 export async function deleteUploadRows(db: Db, ids: readonly number[]): Promise<number[]> {
   if (ids.length === 0) return [];
+  await db('media_assets').whereIn('upload_id', ids).whereIn('team_id', db('teams').whereNotNull('deleted_at').select('id')).delete();
   await db('uploads').whereIn('id', ids).whereNotExists((q) => q.select(db.raw('1')).from('media_assets').whereRaw('media_assets.upload_id = uploads.id')).delete();
   const kept = new Set((await db('uploads').whereIn('id', ids).pluck('id') as Array<number | string>).map(Number));
   return ids.filter((id) => !kept.has(id));

@@ -68,6 +68,33 @@ test.serial('retention removes uploads no media library took after UPLOAD_RETENT
   }
 });
 
+test.serial('retention removes a deleted team\'s media library with its other uploads after UPLOAD_RETENTION_DAYS: no one can list or delete it any more', async (t) => {
+  const start = now;
+  const c = await newAccount(gw);
+  const teamId = (await callOperation<{ id: number }>(gw, 'createTeam', { as: c.session, body: { name: 'Library gone' } })).body.id;
+  const addr = await address(c.session, 'team-kept.png', { team_id: teamId });
+  t.is((await put(addr.upload_url, PNG)).statusCode, 200);
+  const asset = await callOperation<Asset>(gw, 'createMediaAsset', { as: c.session, query: { team_id: teamId }, body: { url: addr.file_url, media_type: 'image' } });
+  t.is(asset.status, 200);
+  const live = await callOperation<{ id: number }>(gw, 'createTeam', { as: c.session, body: { name: 'Library kept' } });
+  const liveAddr = await address(c.session, 'live-kept.png', { team_id: live.body.id });
+  t.is((await put(liveAddr.upload_url, PNG)).statusCode, 200);
+  t.is((await callOperation(gw, 'createMediaAsset', { as: c.session, query: { team_id: live.body.id }, body: { url: liveAddr.file_url, media_type: 'image' } })).status, 200);
+  t.is((await callOperation(gw, 'deleteTeam', { as: c.session, params: { team_id: teamId } })).status, 200);
+  // past the job lease the test above took at 31 days
+  now += 62 * 86_400_000;
+  try {
+    const retention = createRetention({ ...gw.app, config: { ...gw.app.config, retention: { ...gw.app.config.retention, expiredGraceDays: 3650 } } });
+    t.truthy(await retention.runOnce(), 'the job ran');
+    await retention.stop();
+    t.is((await get(addr.file_url)).statusCode, 404, 'the deleted team\'s asset file is gone');
+    t.falsy(await gw.app.db('media_assets').where({ id: asset.body.id }).first(), 'and its asset');
+    t.is((await get(liveAddr.file_url)).statusCode, 200, 'a live team\'s asset keeps its file');
+  } finally {
+    now = start;
+  }
+});
+
 test('retention leaves an upload whose address can still be used (UPLOAD_RETENTION_DAYS shorter than the address\'s life): its PUT still lands, and it goes once the address expired', async (t) => {
   let at = Date.now();
   const short = await startGateway({ queue: 'memory', clock: () => at, env: { UPLOAD_URL_TTL_SECONDS: String(7 * 86_400), UPLOAD_RETENTION_DAYS: '1' } });

@@ -8,6 +8,7 @@ import { affected, iso, num, numOrNull } from './knex.ts';
 import { isDuplicateKey } from './errors.ts';
 import { recordWalletStripeCancellations } from './stripe-cancellations.ts';
 import { disableTeamStudios } from './studios.ts';
+import { unfinishedCounts } from './unfinished.ts';
 import { can, isTeamRole } from '../lib/caller.ts';
 import type { TeamRole } from '../lib/caller.ts';
 
@@ -23,10 +24,13 @@ export class LastOwnerError extends Error {
 
 /** The team still holds credit, or owes some, so deleting it would lose money, a debt or running predictions. */
 export class TeamNotEmptyError extends Error {
-  constructor(balance: number, held: number) {
+  /** `running`: the team has unfinished predictions (a free one, a 100% discount, holds nothing) */
+  constructor(balance: number, held: number, running = false) {
     super(held > 0
       ? `the team has ${held} credits held by running predictions: wait for them to finish`
-      : balance < 0
+      : running
+        ? 'the team has predictions still running: wait for them to finish (or cancel them) before deleting the team'
+        : balance < 0
         ? `the team wallet owes ${-balance} credits (a refund took back more than it held): top it up to 0 before deleting the team`
         : `the team wallet still holds ${balance} credits: spend them before deleting the team`);
     this.name = 'TeamNotEmptyError';
@@ -178,6 +182,10 @@ export async function deleteTeam(db: Db, teamId: number, now: number, authorize:
     const balance = num(team.balance);
     const held = num(team.held);
     if (balance !== 0 || held > 0) throw new TeamNotEmptyError(balance, held);
+    // a run that holds nothing (free, or a 100% discount) would finish for a team that is gone,
+    // its result readable by no one; a submit that holds or is counted locks this row first
+    const [running] = await unfinishedCounts(trx, [{ scope: { owner: { userId: 0, teamId } }, bound: 1 }]);
+    if (running! > 0) throw new TeamNotEmptyError(balance, held, true);
     await trx('teams').where({ id: teamId }).update({ deleted_at: now });
     await trx('api_keys').where({ team_id: teamId }).whereNull('revoked_at').update({ revoked_at: now });
     await trx('team_invites').where({ team_id: teamId }).whereNull('accepted_at').whereNull('revoked_at').update({ revoked_at: now });

@@ -112,3 +112,32 @@ async function scenario(t: ExecutionContext, db: 'mysql' | 'sqlite'): Promise<vo
 
 test('a deleted team is 404 to its former members, its key is refused, and a team of the same name starts empty, on MariaDB', (t) => scenario(t, 'mysql'));
 test('a deleted team is 404 to its former members, its key is refused, and a team of the same name starts empty, on SQLite', (t) => scenario(t, 'sqlite'));
+
+async function freeRunBlocksDeletion(t: ExecutionContext, db: 'mysql' | 'sqlite'): Promise<void> {
+  // no worker: the run stays queued
+  const gw = await startGateway({ db, queue: 'memory' });
+  t.teardown(() => gw.stop());
+  const admin = await newAccount(gw);
+  await gw.app.db('users').where({ id: admin.userId }).update({ role: 'admin' });
+  const owner = await newAccount(gw);
+  const teamId = (await callOperation<{ id: number }>(gw, 'createTeam', { as: owner.session, body: { name: 'Free runs' } })).body.id;
+  const discount = await callOperation(gw, 'upsertModelDiscounts', { as: admin.session, query: { team_id: teamId }, body: { discounts: [{ email: await emailOf(gw, owner.userId), model: '*', percent_off: 100 }] } });
+  t.is(discount.status, 200, JSON.stringify(discount.body));
+  const res = await gw.server.inject({ method: 'POST', url: `/api/v1/${MODEL}?team_id=${teamId}`, headers: { 'x-api-key': owner.liveKey }, payload: { prompt: 'p', width: 64, height: 64 } });
+  t.is(res.statusCode, 200, res.payload);
+  t.is(res.headers['x-cost'], '0');
+  const run = (res.result as { request_id: string }).request_id;
+  t.is(Number((await gw.app.db('teams').where({ id: teamId }).first()).held), 0, 'a free run holds nothing');
+
+  const refused = await callOperation<{ detail: string }>(gw, 'deleteTeam', { as: owner.session, params: { team_id: teamId } });
+  t.is(refused.status, 409, 'its run would finish for a team that is gone: no one could read it');
+  t.regex(refused.body.detail, /predictions .*running.*wait for them to finish/);
+  t.is((await callOperation(gw, 'getTeam', { as: owner.session, params: { team_id: teamId } })).status, 200);
+
+  t.is((await callOperation(gw, 'cancelPrediction', { as: owner.session, params: { request_id: run }, query: { team_id: teamId } })).status, 200);
+  t.is((await callOperation(gw, 'deleteTeam', { as: owner.session, params: { team_id: teamId } })).status, 200);
+  await assertLedger(t, gw.app.db);
+}
+
+test('a team whose run is free (a 100% discount) holds nothing, yet is not deleted while the run is unfinished, on MariaDB', (t) => freeRunBlocksDeletion(t, 'mysql'));
+test('a team whose run is free (a 100% discount) holds nothing, yet is not deleted while the run is unfinished, on SQLite', (t) => freeRunBlocksDeletion(t, 'sqlite'));

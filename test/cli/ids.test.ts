@@ -3,6 +3,8 @@
 // request; a local HTTP server stands in for the gateway and counts what reaches it.
 import test from 'ava';
 import { spawn } from 'node:child_process';
+import { finished } from '../helpers/processes.ts';
+import type { Finished } from '../helpers/processes.ts';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -25,19 +27,11 @@ test.before(async () => {
 });
 test.after.always(() => { server?.closeAllConnections(); server?.close(); });
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', MEDIAGATE_BASE_URL: baseUrl, MEDIAGATE_API_KEY: 'mg_live_k', MEDIAGATE_CONFIG: path.join(ROOT, 'no-such-config.json') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function cli(args: string[]): Promise<Finished> {
+  return finished(spawn(process.execPath, [BIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', MEDIAGATE_BASE_URL: baseUrl, MEDIAGATE_API_KEY: 'mg_live_k', MEDIAGATE_CONFIG: path.join(ROOT, 'no-such-config.json') },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }));
 }
 
 test.serial('predictions get, wait and cancel refuse an id that is empty, "." or ".." with the usage exit code, before any request', async (t) => {

@@ -9,7 +9,8 @@ import path from 'node:path';
 import { newAccount, startGateway } from '../helpers/gateway.ts';
 import type { Account, TestGateway } from '../helpers/gateway.ts';
 import { uniqueName } from '../helpers/services.ts';
-import { freePort } from '../helpers/processes.ts';
+import { finished, freePort } from '../helpers/processes.ts';
+import type { Finished } from '../helpers/processes.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const BIN = path.join(ROOT, (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin.mediagate!);
@@ -19,22 +20,13 @@ let gw: TestGateway;
 let baseUrl: string;
 let dir: string;
 
-interface Run { code: number | null; stdout: string; stderr: string }
+type Run = Finished;
 
 function cli(args: string[], opts: { env?: Record<string, string>; stdin?: string; config?: string } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: dir, MEDIAGATE_BASE_URL: baseUrl, MEDIAGATE_CONFIG: opts.config ?? path.join(dir, 'none.json'), ...opts.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(opts.stdin ?? '');
-  });
+  return finished(spawn(process.execPath, [BIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: dir, MEDIAGATE_BASE_URL: baseUrl, MEDIAGATE_CONFIG: opts.config ?? path.join(dir, 'none.json'), ...opts.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  }), opts.stdin ?? '');
 }
 
 async function registered(credit: number): Promise<{ account: Account; email: string }> {

@@ -2,6 +2,8 @@
 // loads the catalog as start-up does and answers with start-up's own messages, for CI.
 import test from 'ava';
 import { spawn } from 'node:child_process';
+import { finished } from '../helpers/processes.ts';
+import type { Finished } from '../helpers/processes.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,17 +19,9 @@ const PIXEL = `models:
     input: { type: object, additionalProperties: false, required: [prompt], properties: { prompt: { type: string, maxLength: 100 } } }
 `;
 
-function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    // an empty environment but PATH: no DATABASE_URL, no AMQP_URL, nothing to reach
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function run(args: string[], env: Record<string, string> = {}): Promise<Finished> {
+  // an empty environment but PATH: no DATABASE_URL, no AMQP_URL, nothing to reach
+  return finished(spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
 function dirWith(files: Record<string, string>): string {

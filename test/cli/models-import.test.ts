@@ -7,6 +7,8 @@
 // loads it once it is. The command runs as a real process.
 import test from 'ava';
 import { spawn } from 'node:child_process';
+import { finished } from '../helpers/processes.ts';
+import type { Finished } from '../helpers/processes.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,16 +19,8 @@ const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const BIN = path.join(ROOT, (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin.mediagate!);
 const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'providers');
 
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function run(args: string[]): Promise<Finished> {
+  return finished(spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
 interface Drafted {

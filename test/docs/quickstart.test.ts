@@ -13,8 +13,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PNG } from 'pngjs';
-import { freePort, mailedCode, spawnGateway } from '../helpers/processes.ts';
-import type { GatewayProcess } from '../helpers/processes.ts';
+import { finished, freePort, mailedCode, spawnGateway } from '../helpers/processes.ts';
+import type { Finished, GatewayProcess } from '../helpers/processes.ts';
 import { waitFor } from '../helpers/services.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -84,7 +84,6 @@ function checkPromised(t: ExecutionContext, command: Command, answer: unknown): 
   }
 }
 
-interface Ran { code: number | null; stdout: string; stderr: string }
 
 /**
  * One terminal in `cwd`: each command runs in bash with the variables the earlier ones set (kept
@@ -104,7 +103,7 @@ function terminal(cwd: string, home: string, cache: Record<string, string>) {
     npm_config_offline: 'true',
     ...cache,
   };
-  return async (command: string, stdin = ''): Promise<Ran> => {
+  return async (command: string, stdin = ''): Promise<Finished> => {
     for (const m of command.matchAll(/^\s*([A-Za-z_]\w*)=/gm)) names.add(m[1]!);
     const script = [
       `[ -f '${state}' ] && . '${state}'`,
@@ -114,22 +113,13 @@ function terminal(cwd: string, home: string, cache: Record<string, string>) {
       ...(names.size ? [`declare -p ${[...names].join(' ')} > '${state}'`] : []),
       'exit $rc',
     ].join('\n');
-    return new Promise((resolve, reject) => {
-      const child = spawn('bash', ['-c', script], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-      child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-      child.stdin.on('error', () => {}); // a command that reads nothing may exit before its stdin is written
-      child.stdin.end(stdin);
-    });
+    return finished(spawn('bash', ['-c', script], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] }), stdin);
+
   };
 }
 
 /** The JSON a command printed, or a failure naming the command and what it printed. */
-function printedJson(t: ExecutionContext, command: string, ran: Ran): Record<string, unknown> {
+function printedJson(t: ExecutionContext, command: string, ran: Finished): Record<string, unknown> {
   t.is(ran.code, 0, `${command}\n${ran.stderr}`);
   try {
     return JSON.parse(ran.stdout) as Record<string, unknown>;
@@ -255,7 +245,7 @@ test('the quick start runs as written on a fresh embedded gateway', async (t) =>
 
   // The same with the CLI. `auth login` prompts for the password; with stdin not a terminal it
   // reads it from there, so the block runs with the password on stdin.
-  const cliRuns: Ran[] = [];
+  const cliRuns: Finished[] = [];
   for (const command of cliBlock) {
     const ran = await sh(local(command.text), `${account.password}\n`);
     t.is(ran.code, 0, `${command.text}\nstdout: ${ran.stdout}\nstderr: ${ran.stderr}`);

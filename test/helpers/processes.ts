@@ -15,6 +15,29 @@ export interface GatewayProcess {
   kill(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** What a finished process wrote and its exit code (null when a signal ended it). */
+export interface Finished { code: number | null; stdout: string; stderr: string }
+
+/**
+ * Collects a spawned process's stdout and stderr (both piped) until it closes; `stdin`, when
+ * given, is written to its piped stdin and closed (a process that exits without reading it is
+ * no error).
+ */
+export function finished(child: ChildProcess, stdin?: string): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d: Buffer) => { stdout += d.toString(); });
+    child.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    if (stdin !== undefined) {
+      child.stdin!.on('error', () => {});
+      child.stdin!.end(stdin);
+    }
+  });
+}
+
 export function spawnGateway(env: Record<string, string>): GatewayProcess {
   const child = spawn(process.execPath, ['main.ts'], {
     cwd: ROOT,

@@ -69,6 +69,17 @@ export function mysqlAddress(databaseUrl: string): { host: string; port: number 
  */
 export const DB_WAIT_MS = 10_000;
 
+/**
+ * knex's warnings, which it prints on stdout (in colour) beside the JSON log lines. It warns with a
+ * stack each time a pool connection cannot be made (`Acquire connection error`); that error reaches
+ * the caller all the same (a request's 503, migrate's one line), so the warning is left out. Any
+ * other warning is printed as knex would.
+ */
+function knexWarning(message: unknown): void {
+  if (typeof message === 'string' && message.startsWith('Acquire connection error')) return;
+  console.log(message);
+}
+
 export function createDb(opts: DbOptions): Db {
   if (opts.asIfMysql && !opts.databaseUrl) throw new Error('asIfMysql needs a MariaDB DATABASE_URL');
   if (opts.databaseUrl) {
@@ -90,6 +101,7 @@ export function createDb(opts: DbOptions): Db {
       acquireConnectionTimeout: DB_WAIT_MS,
       // a failed statement's message names its text with `?`, not the values it bound (logs carry no body)
       compileSqlOnError: false,
+      log: { warn: knexWarning },
     });
     // the answer isMariadb's probe would give on MySQL, given in advance
     if (opts.asIfMysql) mariadbOf.set(db.client.config as object, Promise.resolve(false));

@@ -65,7 +65,8 @@ test('ROLE=migrate with no DATABASE_URL migrates the embedded SQLite file and st
 test('ROLE=migrate against a database it cannot reach exits non-zero with one clear line, no password', async (t) => {
   const run = await runMigrate({ DATABASE_URL: 'mysql://gw:hunter2-secret@127.0.0.1:1/gateway', ENCRYPTION_KEY: KEY });
   t.is(run.code, 1);
-  t.regex(run.output, /^mediagate: migrate failed on the MariaDB\/MySQL database of DATABASE_URL: connect ECONNREFUSED 127\.0\.0\.1:1$/m);
+  // that one line and nothing else: no driver warning with a stack before it
+  t.is(run.output.trim(), 'mediagate: migrate failed on the MariaDB/MySQL database of DATABASE_URL: connect ECONNREFUSED 127.0.0.1:1');
   t.false(run.output.includes('hunter2-secret'));
 });
 

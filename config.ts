@@ -234,7 +234,7 @@ export const configSchema = Joi.object({
     .description('MariaDB/MySQL: the prepared statements each connection keeps, least recently used closed first; `0`: every statement as text (see [Prepared statements](production.md#processes))'),
   AMQP_PREFIX: Joi.string().pattern(/^[a-z][a-z0-9_-]{0,40}$/).default('mediagate')
     .description('prefix of every exchange and queue name, so that several deployments can share one broker'),
-  CREDENTIAL_CACHE: Joi.boolean().truthy('1', 'on').falsy('0', 'off').default(true)
+  CREDENTIAL_CACHE: onOff().default(true)
     .description('`on`/`off`: API processes cache API-key lookups (see [Credential cache](security.md#credential-cache)). On only with RabbitMQ (invalidated across processes) or the embedded default (one process); MariaDB without `AMQP_URL` never caches'),
   CREDENTIAL_CACHE_LEASE_MS: Joi.number().integer().min(500).max(60_000).default(5000)
     .description('how long an API process may serve keys from its cache without renewing its lease (500-60000); an invalidation waits at most about this long (twice, for a process that holds a lease but does not answer)'),
@@ -331,12 +331,12 @@ export const configSchema = Joi.object({
     .description('no longer read: start-up refuses it and names `WEBHOOK_RETRY_SCHEDULE_MS`, which replaced it'),
   WEBHOOK_MAX_RETRY_AFTER_MS: Joi.number().integer().min(1000).max(86_400_000).default(3_600_000)
     .description('longest `Retry-After` honoured'),
-  WEBHOOK_ALLOW_INSECURE: Joi.boolean().truthy('1').falsy('0').default(false)
+  WEBHOOK_ALLOW_INSECURE: onOff().default(false)
     .description('development and tests only: permits `http://` and loopback/private webhook URLs'),
-  UPSTREAM_ALLOW_PRIVATE_OUTPUTS: Joi.boolean().truthy('1').falsy('0').default(false)
+  UPSTREAM_ALLOW_PRIVATE_OUTPUTS: onOff().default(false)
     .description('development and tests only: upstream output URLs may point at loopback/private addresses (a local fake upstream). **Never set it in production**: it lets an upstream make the worker fetch internal resources'),
   // provider callbacks: the token in the address is derived from ENCRYPTION_KEY, sent to PUBLIC_URL
-  UPSTREAM_CALLBACKS: Joi.boolean().truthy('1').falsy('0').default(false)
+  UPSTREAM_CALLBACKS: onOff().default(false)
     .description('ask fal and Replicate to call back when a job changes (see [Providers](providers.md#providers), callbacks); needs `PUBLIC_URL` (reachable by the providers) and `ENCRYPTION_KEY` (start-up refuses it without them). Polling goes on either way'),
   REPLICATE_WEBHOOK_SECRET: Joi.string().pattern(/^whsec_[A-Za-z0-9+/=]{16,}$/).messages({ 'string.pattern.base': 'must be the whsec_... signing secret Replicate shows (GET /v1/webhooks/default/secret)' })
     .meta({ default: 'unset' })
@@ -351,13 +351,13 @@ export const configSchema = Joi.object({
   SMTP_URL: Joi.string().uri({ scheme: ['smtp', 'smtps'] })
     .meta({ default: 'unset: mail is not sent (see `MAIL_TO_LOG`)' })
     .description('`smtp://user:pass@host:587` or `smtps://…:465`: where one-time codes are sent (nodemailer)'),
-  MAIL_TO_LOG: Joi.boolean().truthy('1', 'on').falsy('0', 'off')
+  MAIL_TO_LOG: onOff()
     .meta({ default: '`on` on the embedded default, `off` with `DATABASE_URL`' })
     .description('without `SMTP_URL`: `on` writes each mail, its code or link included, to the log at `info` under `MAIL NOT SENT`, so that someone trying the gateway on their own machine can read it; `off` drops the mail and logs a warning without its text. A logged code signs in to its account: keep it `off` wherever others can read the logs. Ignored when `SMTP_URL` is set'),
   MAIL_FROM: Joi.string().max(320)
     .meta({ default: '`mediagate <no-reply@<PUBLIC_URL\'s host>>`' })
     .description('sender of those mails'),
-  STAFF_ACCESS_NOTICES: Joi.boolean().truthy('1', 'on').falsy('0', 'off').default(true)
+  STAFF_ACCESS_NOTICES: onOff().default(true)
     .meta({ default: '`on`' })
     .description('`on` mails an account\'s address, when verified, each time staff open an impersonated session as it (`virtual_login`) or make a support sign-in or password reset link for it: what was done, when, the reason given and the staff role (never who, nor a token or link). `off` sends none; the account\'s owner still sees every such action on the dashboard\'s Account page'),
   GOOGLE_CLIENT_ID: Joi.string().max(512)
@@ -463,6 +463,11 @@ export const configSchema = Joi.object({
     .meta({ name: 'UPSTREAM_<NAME>_KEY', default: 'unset' })
     .description('its bearer key; never logged and never echoed in errors. `UPSTREAM_OPENAI_KEY`, `UPSTREAM_REPLICATE_KEY`, `UPSTREAM_FAL_KEY` or `UPSTREAM_WAVESPEED_KEY` alone configures that provider (see [Providers](providers.md#providers))'))
   .unknown(true);
+
+/** A switch: `on`/`off`, or `true`/`false`, `1`/`0` (every switch takes all three spellings). */
+function onOff() {
+  return Joi.boolean().truthy('1', 'on').falsy('0', 'off').messages({ 'boolean.base': 'must be on or off (or true/false, 1/0)' });
+}
 
 /** A lifetime in days: a whole number (0 = forever) or `off` (forever). */
 function days() {

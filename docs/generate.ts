@@ -72,6 +72,7 @@ function shownDefault(d: Described): string {
   if (meta !== undefined) return meta;
   const value = d.flags?.default;
   if (value === undefined) return 'unset';
+  if (d.type === 'boolean') return value === true ? '`on`' : '`off`';
   return `\`${String(value)}\``;
 }
 
@@ -99,6 +100,7 @@ ${GENERATED_NOTE.replace('{source}', "config.ts's schema")}
 Every setting is an environment variable. Each is read once and checked at start-up: a bad value
 stops the process with one line naming the variable, e.g.
 \`mediagate: invalid configuration: PORT: must be a number\`. An empty value counts as unset.
+A switch (a setting whose default is \`on\` or \`off\`) takes \`on\`/\`off\`, \`true\`/\`false\` or \`1\`/\`0\`.
 
 With no variable at all the gateway runs the embedded default: an SQLite file and output files
 under \`./data\`, an in-process queue, mail written to the log ([Install](install.md)). Production

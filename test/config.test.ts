@@ -111,3 +111,19 @@ test('DB_PREPARED_PER_CONNECTION: 64 prepared statements per connection by defau
     t.true(err.message.startsWith('invalid configuration: DB_PREPARED_PER_CONNECTION:'), err.message);
   }
 });
+
+test('every on/off setting takes on and off as well as true/false and 1/0, and a bad value says which', (t) => {
+  const switches = {
+    CREDENTIAL_CACHE: (c: ReturnType<typeof loadConfig>) => c.credentialCache,
+    WEBHOOK_ALLOW_INSECURE: (c: ReturnType<typeof loadConfig>) => c.webhookAllowInsecure,
+    UPSTREAM_ALLOW_PRIVATE_OUTPUTS: (c: ReturnType<typeof loadConfig>) => c.upstreamAllowPrivateOutputs,
+    STAFF_ACCESS_NOTICES: (c: ReturnType<typeof loadConfig>) => c.staffAccessNotices,
+  };
+  for (const [name, read] of Object.entries(switches)) {
+    for (const [value, expected] of [['on', true], ['off', false], ['true', true], ['false', false], ['1', true], ['0', false]] as const) {
+      t.is(read(loadConfig({ [name]: value })), expected, `${name}=${value}`);
+    }
+    const err = t.throws(() => loadConfig({ [name]: 'yes' }), { instanceOf: ConfigError });
+    t.is(err.message, `invalid configuration: ${name}: must be on or off (or true/false, 1/0)`);
+  }
+});

@@ -233,7 +233,8 @@ export const configSchema = Joi.object({
   DB_PREPARED_PER_CONNECTION: Joi.number().integer().min(0).max(10_000).default(64)
     .description('MariaDB/MySQL: the prepared statements each connection keeps, least recently used closed first; `0`: every statement as text (see [Prepared statements](production.md#processes))'),
   AMQP_PREFIX: Joi.string().pattern(/^[a-z][a-z0-9_-]{0,40}$/).default('mediagate')
-    .description('prefix of every exchange and queue name, so that several deployments can share one broker'),
+    .messages({ 'string.pattern.base': 'must be 1-41 lowercase letters, digits, _ and -, starting with a letter (e.g. mediagate-staging)' })
+    .description('prefix of every exchange and queue name (1-41 lowercase letters, digits, `_` and `-`, starting with a letter), so that several deployments can share one broker (see [RabbitMQ topology](production.md#rabbitmq-topology))'),
   CREDENTIAL_CACHE: onOff().default(true)
     .description('`on`/`off`: API processes cache API-key lookups (see [Credential cache](security.md#credential-cache)). On only with RabbitMQ (invalidated across processes) or the embedded default (one process); MariaDB without `AMQP_URL` never caches'),
   CREDENTIAL_CACHE_LEASE_MS: Joi.number().integer().min(500).max(60_000).default(5000)

@@ -127,3 +127,11 @@ test('every on/off setting takes on and off as well as true/false and 1/0, and a
     t.is(err.message, `invalid configuration: ${name}: must be on or off (or true/false, 1/0)`);
   }
 });
+
+test('a bad AMQP_PREFIX says what a prefix may hold, not a pattern', (t) => {
+  for (const value of ['My.Prefix', '1gateway', 'a'.repeat(42)]) {
+    const err = t.throws(() => loadConfig({ AMQP_PREFIX: value }), { instanceOf: ConfigError });
+    t.is(err.message, 'invalid configuration: AMQP_PREFIX: must be 1-41 lowercase letters, digits, _ and -, starting with a letter (e.g. mediagate-staging)');
+  }
+  t.is(loadConfig({ AMQP_PREFIX: 'gw_2-staging' }).amqpPrefix, 'gw_2-staging');
+});

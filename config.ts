@@ -299,8 +299,10 @@ export const configSchema = Joi.object({
   SHUTDOWN_GRACE_MS: Joi.number().integer().min(0).max(3_600_000).default(25_000)
     .description('on SIGTERM/SIGINT, how long a worker lets running predictions finish before handing them back to the queue. The process exits by this plus 10 s (plus 10 s more with the API) whatever it still waits for: keep your orchestrator\'s kill timeout above that (Kubernetes: 30 s; see [Running in production](production.md#processes))'),
   RETRY_DELAYS_MS: Joi.string().pattern(/^\d{1,9}(,\d{1,9}){0,9}$/).default('2000,10000,30000')
+    .messages({ 'string.pattern.base': 'must be up to ten numbers of milliseconds, comma-separated without spaces (e.g. 2000,10000,30000)' })
     .description('waits before the 1st, 2nd and 3rd retry of a prediction whose upstream failed retryably (one RabbitMQ delay queue each)'),
   UPSTREAM_POLL_DELAYS_MS: Joi.string().pattern(/^\d{1,9}(,\d{1,9}){0,9}$/).default('1000,2000,4000,8000,15000,30000')
+    .messages({ 'string.pattern.base': 'must be up to ten numbers of milliseconds, comma-separated without spaces (e.g. 2000,10000,30000)' })
     .description('waits between polls of an upstream job: the n-th poll waits the n-th entry, then the last; a provider\'s longer `Retry-After` wins up to the last entry (one RabbitMQ delay queue each)'),
   UPSTREAM_MAX_WAIT_MS: Joi.number().integer().min(1000).max(7 * 24 * 3_600_000).default(3_600_000)
     .meta({ default: '`3600000` (1 hour)' })

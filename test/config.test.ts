@@ -135,3 +135,12 @@ test('a bad AMQP_PREFIX says what a prefix may hold, not a pattern', (t) => {
   }
   t.is(loadConfig({ AMQP_PREFIX: 'gw_2-staging' }).amqpPrefix, 'gw_2-staging');
 });
+
+test('a bad list of delays says what the list may hold, not a pattern', (t) => {
+  for (const name of ['RETRY_DELAYS_MS', 'UPSTREAM_POLL_DELAYS_MS']) {
+    for (const value of ['2s,10s', '1000, 2000', '1,2,3,4,5,6,7,8,9,10,11']) {
+      const err = t.throws(() => loadConfig({ [name]: value }), { instanceOf: ConfigError });
+      t.is(err.message, `invalid configuration: ${name}: must be up to ten numbers of milliseconds, comma-separated without spaces (e.g. 2000,10000,30000)`);
+    }
+  }
+});

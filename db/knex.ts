@@ -72,11 +72,13 @@ export const DB_WAIT_MS = 10_000;
 /**
  * knex's warnings, which it prints on stdout (in colour) beside the JSON log lines. It warns with a
  * stack each time a pool connection cannot be made (`Acquire connection error`); that error reaches
- * the caller all the same (a request's 503, migrate's one line), so the warning is left out. Any
- * other warning is printed as knex would.
+ * the caller all the same (a request's 503, migrate's one line), so the warning is left out, as are
+ * its two lines when the migration lock is held (migrate() waits for it, and says what to do if it
+ * stays held). Any other warning is printed as knex would.
  */
+const KNEX_WARNINGS_LEFT_OUT = ['Acquire connection error', "Can't take lock to run migrations", 'If you are sure migrations are not running'];
 function knexWarning(message: unknown): void {
-  if (typeof message === 'string' && message.startsWith('Acquire connection error')) return;
+  if (typeof message === 'string' && KNEX_WARNINGS_LEFT_OUT.some((start) => message.startsWith(start))) return;
   console.log(message);
 }
 
@@ -129,10 +131,40 @@ export function isMysql(db: Db): boolean {
   return db.client.config.client === 'mysql2';
 }
 
-/** Applies pending migrations (in one batch); returns the names it applied, [] when up to date. */
-export async function migrate(db: Db): Promise<string[]> {
-  const [, applied] = await db.migrate.latest({ migrationSource }) as [number, string[]];
-  return applied;
+/**
+ * How long migrate() waits for a migration lock another process holds (ROLE=migrate and every
+ * process's start-up run the migrations; docs/operating/upgrading.md). On MariaDB/MySQL each DDL
+ * statement commits, so knex's lock is its `is_locked` flag, and knex fails at once when the flag
+ * is set instead of waiting: processes started together would fail all but one.
+ */
+export const MIGRATION_LOCK_WAIT_MS = 300_000;
+const MIGRATION_LOCK_POLL_MS = 250;
+
+/**
+ * Applies pending migrations (in one batch); returns the names it applied, [] when up to date.
+ * While another process holds the migration lock it waits (up to lockWaitMs), then runs again:
+ * what that process applied is then done.
+ */
+export async function migrate(db: Db, opts: { lockWaitMs?: number } = {}): Promise<string[]> {
+  const lockWaitMs = opts.lockWaitMs ?? MIGRATION_LOCK_WAIT_MS;
+  const deadline = Date.now() + lockWaitMs;
+  for (;;) {
+    try {
+      const [, applied] = await db.migrate.latest({ migrationSource }) as [number, string[]];
+      return applied;
+    } catch (err) {
+      if (!isMigrationLockHeld(err)) throw err;
+      if (Date.now() >= deadline) {
+        throw new Error(`the migration lock is still held after ${Math.round(lockWaitMs / 1000)} s: another process is migrating this database, or one stopped in the middle of a migration. When none runs, clear it with UPDATE knex_migrations_lock SET is_locked = 0`, { cause: err });
+      }
+      await new Promise((resolve) => setTimeout(resolve, MIGRATION_LOCK_POLL_MS));
+    }
+  }
+}
+
+/** knex's LockError (named MigrationLocked): the lock flag was set when this run tried to take it. */
+function isMigrationLockHeld(err: unknown): boolean {
+  return err instanceof Error && err.name === 'MigrationLocked' && /already locked/.test(err.message);
 }
 
 /**

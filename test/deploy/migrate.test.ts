@@ -8,7 +8,7 @@ import path from 'node:path';
 import knexFactory from 'knex';
 import { spawnGateway } from '../helpers/processes.ts';
 import { freshDatabase } from '../helpers/services.ts';
-import { createDb } from '../../db/knex.ts';
+import { createDb, migrate } from '../../db/knex.ts';
 import { migrationSource } from '../../db/migrations/index.ts';
 
 const KEY = 'ab'.repeat(32);
@@ -74,4 +74,30 @@ test('ROLE=migrate with a malformed DATABASE_URL names the variable and exits no
   const run = await runMigrate({ DATABASE_URL: 'postgres://db/gateway' });
   t.is(run.code, 1);
   t.regex(run.output, /^mediagate: invalid configuration: DATABASE_URL: /m);
+});
+
+test('ROLE=migrate waits while another run holds the migration lock, then finds nothing to do', async (t) => {
+  const database = await freshDatabase(undefined, { migrated: true });
+  t.teardown(() => database.drop());
+  const db = createDb({ databaseUrl: database.url, sqliteFile: '' });
+  t.teardown(() => db.destroy());
+  // another process migrating: it holds the lock (on MariaDB the flag, since DDL ends its transaction)
+  await db('knex_migrations_lock').update({ is_locked: 1 });
+  const run = runMigrate({ DATABASE_URL: database.url, ENCRYPTION_KEY: KEY });
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await db('knex_migrations_lock').update({ is_locked: 0 });
+  const { code, output } = await run;
+  t.is(code, 0, output);
+  t.deepEqual(lines(output).find((l) => l.role === 'migrate')?.applied, []);
+  t.false(output.includes('already locked'), output);
+});
+
+test('a migration lock held past the wait fails with a message saying how to clear it', async (t) => {
+  const database = await freshDatabase(undefined, { migrated: true });
+  t.teardown(() => database.drop());
+  const db = createDb({ databaseUrl: database.url, sqliteFile: '' });
+  t.teardown(() => db.destroy());
+  await db('knex_migrations_lock').update({ is_locked: 1 });
+  const err = await t.throwsAsync(migrate(db, { lockWaitMs: 1000 }));
+  t.regex(err.message, /^the migration lock is still held after 1 s: another process is migrating this database, or one stopped in the middle of a migration\. When none runs, clear it with UPDATE knex_migrations_lock SET is_locked = 0$/);
 });

@@ -197,7 +197,8 @@ export async function runMigrations(env: NodeJS.ProcessEnv = process.env): Promi
   const database = config.databaseUrl ? 'mysql' : 'sqlite';
   const db = createDb({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile, poolMax: 1 });
   try {
-    return { database, applied: await migrate(db) };
+    const log = pino({ base: { role: 'migrate' } });
+    return { database, applied: await migrate(db, { onLockHeld: (waitMs) => log.info(`another process holds the migration lock: waiting for it to finish (up to ${Math.round(waitMs / 1000)} s)`) }) };
   } catch (err) {
     // the driver's message (refused, unknown host, access denied) names no password
     throw new MigrateError(`migrate failed on the ${database === 'mysql' ? 'MariaDB/MySQL database of DATABASE_URL' : `SQLite file ${config.sqliteFile}`}: ${(err as Error).message}`, { cause: err });

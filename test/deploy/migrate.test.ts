@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import knexFactory from 'knex';
 import { spawnGateway } from '../helpers/processes.ts';
-import { freshDatabase } from '../helpers/services.ts';
+import { freshDatabase, waitFor } from '../helpers/services.ts';
 import { createDb, migrate } from '../../db/knex.ts';
 import { migrationSource } from '../../db/migrations/index.ts';
 
@@ -83,12 +83,14 @@ test('ROLE=migrate waits while another run holds the migration lock, then finds 
   t.teardown(() => db.destroy());
   // another process migrating: it holds the lock (on MariaDB the flag, since DDL ends its transaction)
   await db('knex_migrations_lock').update({ is_locked: 1 });
-  const run = runMigrate({ DATABASE_URL: database.url, ENCRYPTION_KEY: KEY });
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const proc = spawnGateway({ ROLE: 'migrate', DATABASE_URL: database.url, ENCRYPTION_KEY: KEY });
+  // it says it waits (a process waiting at start-up is not silent), and waits until released
+  await waitFor(() => proc.output().includes('another process holds the migration lock: waiting for it to finish (up to 300 s)') || undefined, { what: 'the waiting line' });
   await db('knex_migrations_lock').update({ is_locked: 0 });
-  const { code, output } = await run;
+  const code = await proc.exited;
+  const output = proc.output();
   t.is(code, 0, output);
-  t.deepEqual(lines(output).find((l) => l.role === 'migrate')?.applied, []);
+  t.deepEqual(lines(output).find((l) => l.role === 'migrate' && 'applied' in l)?.applied, []);
   t.false(output.includes('already locked'), output);
 });
 

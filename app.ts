@@ -21,7 +21,7 @@ import { membership as teamMembership } from './db/teams.ts';
 import { loadSpecFiles } from './spec/load.ts';
 import type { LoadOptions, SpecDocument } from './spec/load.ts';
 import { checkScopes } from './spec/scopes.ts';
-import { buildCatalog, catalogVocabulary } from './spec/catalog.ts';
+import { buildCatalog, catalogVocabulary, describeSchemaErrors } from './spec/catalog.ts';
 import type { SpecOperation } from './spec/catalog.ts';
 import { adapterRegistry } from './workers/adapters/index.ts';
 import { createQueue } from './workers/queue/index.ts';
@@ -122,7 +122,7 @@ export async function loadSpec(specDir: string, opts: LoadOptions = {}): Promise
     // checked now, not at the model's first request (validators compile then): an input schema
     // that is not JSON Schema stops the load naming its file, instead of a 500 per request
     checkInputSchema: (schema) => {
-      if (!schemaChecker.validateSchema(schema as object)) throw new Error(schemaChecker.errorsText(schemaChecker.errors, { dataVar: 'input' }));
+      if (!schemaChecker.validateSchema(schema as object)) throw new Error(describeSchemaErrors(schema, schemaChecker.errors ?? []));
     },
   });
   const operationById = new Map(operations.map((o) => [o.operationId!, o]));

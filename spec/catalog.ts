@@ -308,6 +308,83 @@ export interface CatalogOptions {
   checkInputSchema?: (schema: unknown) => void;
 }
 
+/** One error of a JSON Schema validator checking a schema against its meta-schema (Ajv's shape). */
+export interface SchemaError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+const JSON_SCHEMA_TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object', 'null'];
+/** Keywords whose errors only say that the alternatives under them failed. */
+const WRAPPERS = ['anyOf', 'oneOf', 'allOf', 'if', 'not'];
+
+/** `/properties/opts/properties/tag/type` as the catalog names fields elsewhere: `input.opts.tag.type`. */
+function fieldOf(pointer: string): string {
+  const parts = pointer.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  let out = 'input';
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    if (part === 'properties' && i + 1 < parts.length) out += `.${parts[++i]!}`;
+    else if (part === 'items' && i + 1 < parts.length) out += '[]';
+    else if (part === 'additionalProperties' && i + 1 < parts.length) out += '.*';
+    else if (/^\d+$/.test(part)) out += `[${part}]`;
+    else out += `.${part}`;
+  }
+  return out;
+}
+
+function valueAt(schema: unknown, pointer: string): unknown {
+  let node = schema;
+  for (const raw of pointer.split('/').slice(1)) {
+    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, token)) return undefined;
+    node = (node as Record<string, unknown>)[token];
+  }
+  return node;
+}
+
+/**
+ * What is wrong with an input schema that is not JSON Schema, one entry per field in the words
+ * of the rest of the catalog's messages (`input.prompt.type: "strng" is not a JSON Schema type
+ * ...`), instead of the validator's meta-schema errors (its pointers, and every alternative of a
+ * keyword that may be a name or a list).
+ */
+export function describeSchemaErrors(schema: unknown, errors: readonly SchemaError[]): string {
+  const byPath = new Map<string, SchemaError[]>();
+  for (const e of errors) byPath.set(e.instancePath, [...(byPath.get(e.instancePath) ?? []), e]);
+  const lines: string[] = [];
+  const pointers = [...byPath.keys()];
+  const shownTypes: string[] = [];
+  for (const [pointer, errs] of byPath) {
+    if (shownTypes.some((t) => pointer.startsWith(`${t}/`))) continue;
+    const value = valueAt(schema, pointer);
+    const segments = pointer.split('/');
+    // `type` the keyword, not a field named `type` (`properties.type`)
+    const isKeyword = !['properties', 'patternProperties', 'definitions', '$defs'].includes(segments.at(-2) ?? '');
+    if (segments.at(-1) === 'type' && isKeyword) {
+      shownTypes.push(pointer);
+      const names = Array.isArray(value) ? value : [value];
+      const bad = names.filter((n) => typeof n !== 'string' || !JSON_SCHEMA_TYPES.includes(n));
+      const shown = bad.length ? bad.map((n) => JSON.stringify(n)).join(', ') : JSON.stringify(value);
+      lines.push(`${fieldOf(pointer)}: ${shown} ${bad.length > 1 ? 'are not JSON Schema types' : 'is not a JSON Schema type'} (known: ${JSON_SCHEMA_TYPES.join(', ')})`);
+      continue;
+    }
+    // alternatives (`items`: a schema or a list of schemas) of which one got further down: the
+    // deeper error is the one that says what is wrong
+    if (errs.some((e) => WRAPPERS.includes(e.keyword)) && pointers.some((q) => q.startsWith(`${pointer}/`))) continue;
+    const own = errs.filter((e) => !WRAPPERS.includes(e.keyword));
+    const chosen = own[0] ?? errs[0]!;
+    let message = chosen.message ?? `breaks the ${chosen.keyword} rule`;
+    if (chosen.keyword === 'enum' && Array.isArray(chosen.params?.allowedValues)) {
+      message = `must be one of ${chosen.params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+    }
+    lines.push(`${fieldOf(pointer)}: ${message}${value === undefined ? '' : ` (got ${JSON.stringify(value)})`}`);
+  }
+  return lines.join('; ');
+}
+
 /** operationId -> its `security` as written (undefined when absent). */
 function declaredSecurity(document: CatalogOptions['document']): Map<string, unknown> {
   const declared = new Map<string, unknown>();

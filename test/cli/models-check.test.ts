@@ -68,3 +68,17 @@ test('without DIR it checks MODELS_DIR, and with neither the shipped catalog alo
   t.is(missing.code, 8);
   t.regex(missing.stderr, /MODELS_DIR: .*nope is not a directory/);
 });
+
+test('an input schema that is not JSON Schema: the message names the field and what is wrong with it', async (t) => {
+  const dir = dirWith({
+    'pixel.yaml': PIXEL.replace('prompt: { type: string, maxLength: 100 }', 'prompt: { type: strng, maxLength: 100 }, steps: { type: integer, minimum: ten, maximum: 50 }'),
+  });
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const r = await run(['models', 'check', dir]);
+  t.is(r.code, 8);
+  t.regex(r.stderr, /pixel\.yaml: pixel-v1-budget-text-to-image \(POST \/api\/v1\/pixel-v1-budget-text-to-image\): the input schema is not valid JSON Schema: /);
+  t.regex(r.stderr, /input\.prompt\.type: "strng" is not a JSON Schema type \(known: string, number, integer, boolean, array, object, null\)/);
+  t.regex(r.stderr, /input\.steps\.minimum: must be number \(got "ten"\)/);
+  // ajv's wording for the alternatives of `type` (a name or a list of names) is not shown
+  t.notRegex(r.stderr, /must be array|must match a schema in anyOf|\/properties\//);
+});

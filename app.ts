@@ -18,7 +18,7 @@ import { withoutBoundValues } from './db/errors.ts';
 import { openStore } from './db/store/index.ts';
 import type { Store } from './db/store/index.ts';
 import { membership as teamMembership } from './db/teams.ts';
-import { loadSpecFiles } from './spec/load.ts';
+import { loadSpecFiles, unreadModelFiles } from './spec/load.ts';
 import type { LoadOptions, SpecDocument } from './spec/load.ts';
 import { checkScopes } from './spec/scopes.ts';
 import { buildCatalog, catalogVocabulary, describeSchemaErrors } from './spec/catalog.ts';
@@ -155,6 +155,8 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
     .child({}, { serializers: { err: (err: Error) => withoutBoundValues(pino.stdSerializers.err(err)) } });
   const encryptionKey = resolveEncryptionKey(config);
   const spec = await loadSpec(config.specDir, { modelsDirs: config.modelsDirs });
+  // a model file in a folder of MODELS_DIR is not read: said, so that its missing models are explained
+  for (const note of unreadModelFiles(config.modelsDirs)) log.warn(`MODELS_DIR: ${note}`);
   const db = createDb({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile, poolMax: config.dbPoolMax, preparedPerConnection: config.dbPreparedPerConnection, asIfMysql: opts.asIfMysql });
   let store: Store;
   try {

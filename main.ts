@@ -2,7 +2,7 @@
 // (`npm run migrate`) applies the migrations and exits, for an init container or a deploy step.
 import { loadConfig, ConfigError } from './config.ts';
 import { createApp, loadSpec } from './app.ts';
-import { displayPath } from './spec/load.ts';
+import { displayPath, unreadModelFiles } from './spec/load.ts';
 import path from 'node:path';
 import type { App } from './app.ts';
 import type { Config } from './config.ts';
@@ -169,7 +169,7 @@ export async function start(env: NodeJS.ProcessEnv = process.env): Promise<Runni
  * then `dirs`, or MODELS_DIR when none is given) and reports what it holds; offline (no database,
  * no queue, no provider). Throws the start-up's own SpecError (or ConfigError) when it does not load.
  */
-export async function checkModels(dirs: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<{ models: string[]; files: Record<string, string[]> }> {
+export async function checkModels(dirs: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<{ models: string[]; files: Record<string, string[]>; warnings: string[] }> {
   const config = loadConfig(dirs.length ? { ...env, MODELS_DIR: dirs.join(',') } : env);
   const { models, sources } = await loadSpec(config.specDir, { modelsDirs: config.modelsDirs });
   const files: Record<string, string[]> = {};
@@ -177,7 +177,7 @@ export async function checkModels(dirs: readonly string[], env: NodeJS.ProcessEn
     const file = sources.get(slug);
     if (file && config.modelsDirs.some((d) => file.startsWith(`${d}${path.sep}`))) (files[displayPath(file)] ??= []).push(slug);
   }
-  return { models: [...models.keys()], files };
+  return { models: [...models.keys()], files, warnings: unreadModelFiles(config.modelsDirs) };
 }
 
 export class MigrateError extends Error {

@@ -11,6 +11,8 @@ import { partFile, waitingFor } from './interrupt.ts';
 export interface Output {
   human: string[];
   json: unknown;
+  /** printed on stderr (`mediagate: warning: ...`), with --json too: what is probably a mistake but does not fail */
+  warnings?: string[];
 }
 
 export interface Context {

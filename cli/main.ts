@@ -242,6 +242,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     } finally {
       stopHandling();
     }
+    for (const w of out.warnings ?? []) process.stderr.write(`mediagate: warning: ${w}\n`);
     process.stdout.write(json ? `${JSON.stringify(out.json, null, 2)}\n` : out.human.map((l) => `${l}\n`).join(''));
     return EXIT.ok;
   } catch (err) {

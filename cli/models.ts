@@ -25,7 +25,7 @@ export async function modelsCheckCommand(dirs: readonly string[], env: NodeJS.Pr
   }
   const human = Object.entries(checked.files).map(([file, slugs]) => `${file}: ${slugs.length} model${slugs.length === 1 ? '' : 's'} (${slugs.join(', ')})`);
   human.push(`The catalog loads: ${checked.models.length} models.`);
-  return { human, json: { ok: true, models: checked.models, files: checked.files } };
+  return { human, json: { ok: true, models: checked.models, files: checked.files, warnings: checked.warnings }, warnings: checked.warnings };
 }
 
 export interface ImportArgs {

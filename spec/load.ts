@@ -207,6 +207,35 @@ function yamlFiles(dir: string, required: boolean): string[] {
 }
 
 /**
+ * What a MODELS_DIR holds that is not read, in words for its operator: a folder of model files
+ * (only a directory's own files are read, not its folders'), or no model file at all. Neither
+ * stops loading (an operator may keep other things there); start-up logs them and `models check`
+ * prints them.
+ */
+export function unreadModelFiles(dirs: readonly string[]): string[] {
+  const notes: string[] = [];
+  for (const dir of dirs) {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue; // loading names a directory it cannot read
+    }
+    if (!entries.some((e) => !e.isDirectory() && /\.ya?ml$/.test(e.name))) notes.push(`${displayPath(dir)}: no model file (*.yaml or *.yml) in it`);
+    for (const sub of entries.filter((e) => e.isDirectory()).map((e) => e.name).sort()) {
+      let inside: string[];
+      try {
+        inside = fs.readdirSync(path.join(dir, sub)).filter((f) => /\.ya?ml$/.test(f)).sort();
+      } catch {
+        continue;
+      }
+      if (inside.length) notes.push(`${displayPath(path.join(dir, sub))}: a folder; the model files in it (${inside.join(', ')}) are not read: only ${displayPath(dir)}'s own *.yaml and *.yml files are`);
+    }
+  }
+  return notes;
+}
+
+/**
  * Reads the root document and every model file, and merges them: the shipped spec's `models/`
  * first, then each of `modelsDirs` in order. An operator file may replace a shipped model by its
  * slug; two operator files naming one slug, a slug or schema defined twice, an unknown key or a

@@ -82,3 +82,23 @@ test('an input schema that is not JSON Schema: the message names the field and w
   // ajv's wording for the alternatives of `type` (a name or a list of names) is not shown
   t.notRegex(r.stderr, /must be array|must match a schema in anyOf|\/properties\//);
 });
+
+test('a model file in a folder of DIR, or a DIR with no model file, is named: the gateway would not read it', async (t) => {
+  const dir = dirWith({});
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const empty = await run(['models', 'check', dir]);
+  t.is(empty.code, 0, empty.stderr);
+  t.regex(empty.stderr, new RegExp(`warning: ${dir}: no model file \\(\\*\\.yaml or \\*\\.yml\\) in it`));
+  fs.mkdirSync(path.join(dir, 'pixel'));
+  fs.writeFileSync(path.join(dir, 'pixel', 'pixel.yaml'), PIXEL);
+  const nested = await run(['models', 'check', dir]);
+  t.is(nested.code, 0, nested.stderr);
+  t.notRegex(nested.stdout, /pixel-v1-budget-text-to-image/);
+  t.regex(nested.stderr, new RegExp(`warning: ${path.join(dir, 'pixel')}: a folder; the model files in it \\(pixel\\.yaml\\) are not read: only ${dir}'s own \\*\\.yaml and \\*\\.yml files are`));
+  const json = await run(['--json', 'models', 'check', dir]);
+  t.is((JSON.parse(json.stdout) as { warnings: string[] }).warnings.length, 2);
+  fs.writeFileSync(path.join(dir, 'pixel.yml'), PIXEL);
+  const fine = await run(['models', 'check', dir]);
+  t.regex(fine.stdout, /pixel\.yml: 1 model/);
+  t.notRegex(fine.stderr, /no model file/);
+});

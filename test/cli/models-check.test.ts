@@ -102,3 +102,23 @@ test('a model file in a folder of DIR, or a DIR with no model file, is named: th
   t.regex(fine.stdout, /pixel\.yml: 1 model/);
   t.notRegex(fine.stderr, /no model file/);
 });
+
+test('a YAML syntax error or an empty file: the message names the file, the line and the column in words', async (t) => {
+  const dir = dirWith({ 'pixel.yaml': PIXEL.replace('    x-model:', '   x-model:') });
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const r = await run(['models', 'check', dir]);
+  t.is(r.code, 8);
+  t.regex(r.stderr, /pixel\.yaml: line 5, column 4: bad indentation of a mapping entry\n$/);
+  t.notRegex(r.stderr, /\(\d+:\d+\)/);
+  const empty = dirWith({ 'pixel.yaml': '# nothing yet\n' });
+  t.teardown(() => fs.rmSync(empty, { recursive: true, force: true }));
+  const e = await run(['models', 'check', empty]);
+  t.is(e.code, 8);
+  t.regex(e.stderr, /pixel\.yaml: the file is empty; a model file holds `models` \(and `components\.schemas`\)/);
+  // one model pasted twice in one file
+  const twice = dirWith({ 'pixel.yaml': PIXEL + PIXEL.replace('models:\n', '') });
+  t.teardown(() => fs.rmSync(twice, { recursive: true, force: true }));
+  const d = await run(['models', 'check', twice]);
+  t.is(d.code, 8);
+  t.regex(d.stderr, /pixel\.yaml: line 7, column 3: duplicated mapping key "pixel-v1-budget-text-to-image" \(it is written twice\)/);
+});

@@ -578,7 +578,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (error) {
     const detail = error.details[0];
     const key = detail?.path[0] ?? 'environment';
-    throw new ConfigError(`invalid configuration: ${String(key)}: ${detail?.message.replace(/^"[^"]*" /, '') ?? error.message}`);
+    // a custom check's own reason, without Joi's "failed custom validation because"
+    const own = detail?.type === 'any.custom' ? (detail.context?.error as Error | undefined)?.message : undefined;
+    throw new ConfigError(`invalid configuration: ${String(key)}: ${own ?? detail?.message.replace(/^"[^"]*" /, '') ?? error.message}`);
   }
   for (const [key, val] of Object.entries(present)) {
     const hint = credentialsHint(key);

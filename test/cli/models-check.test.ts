@@ -66,7 +66,7 @@ test('without DIR it checks MODELS_DIR, and with neither the shipped catalog alo
   t.notRegex(shipped.stdout, /pixel/);
   const missing = await run(['models', 'check', path.join(dir, 'nope')]);
   t.is(missing.code, 8);
-  t.regex(missing.stderr, /MODELS_DIR: .*nope is not a directory/);
+  t.regex(missing.stderr, /invalid configuration: MODELS_DIR: \S*nope is not a directory\n$/);
 });
 
 test('an input schema that is not JSON Schema: the message names the field and what is wrong with it', async (t) => {

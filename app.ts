@@ -154,9 +154,11 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
   const log = (opts.log ?? pino({ level: config.logLevel, base: { role: config.role } }))
     .child({}, { serializers: { err: (err: Error) => withoutBoundValues(pino.stdSerializers.err(err)) } });
   const encryptionKey = resolveEncryptionKey(config);
+  // a model file in a folder of MODELS_DIR is not read: said at start-up and at each reload, so
+  // that its missing models are explained
+  const warnUnread = () => { for (const note of unreadModelFiles(config.modelsDirs)) log.warn(`MODELS_DIR: ${note}`); };
   const spec = await loadSpec(config.specDir, { modelsDirs: config.modelsDirs });
-  // a model file in a folder of MODELS_DIR is not read: said, so that its missing models are explained
-  for (const note of unreadModelFiles(config.modelsDirs)) log.warn(`MODELS_DIR: ${note}`);
+  warnUnread();
   const db = createDb({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile, poolMax: config.dbPoolMax, preparedPerConnection: config.dbPreparedPerConnection, asIfMysql: opts.asIfMysql });
   let store: Store;
   try {
@@ -197,7 +199,11 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
       current = next;
       app.spec = next;
     },
-    load: () => loadSpec(config.specDir, { modelsDirs: config.modelsDirs }),
+    load: async () => {
+      const next = await loadSpec(config.specDir, { modelsDirs: config.modelsDirs });
+      warnUnread();
+      return next;
+    },
     publish: async (fingerprint) => { await catalogBroadcast?.publish(fingerprint); },
     log: (msg, extra) => log.info(extra ?? {}, msg),
   };

@@ -45,6 +45,16 @@ test('the example generates an image and a video, prints their progress and down
   t.is(balance.balance, 1000 - quoted);
 });
 
+test('the README\'s command sets every variable the run above needs', (t) => {
+  // The run above passes a sandbox key for the video: without one, npm start's gateway answers
+  // the video 503 and the example stops. A reader copies the README's command, so it must too.
+  const readme = fs.readFileSync(path.join(EXAMPLE, 'README.md'), 'utf8');
+  const command = /^([A-Z_]+=\S+ .*(?:\\\n.*)*node generate\.mjs.*)$/m.exec(readme)?.[1];
+  if (!command) return t.fail('no `node generate.mjs` command in the README');
+  const set = [...command.matchAll(/(?:^|\s)([A-Z_]+)=/g)].map((m) => m[1]).sort();
+  t.deepEqual(set, ['MEDIAGATE_API_KEY', 'MEDIAGATE_BASE_URL', 'MEDIAGATE_VIDEO_API_KEY']);
+});
+
 test('without a key the example says what to set and exits 2; a refused run exits 1 with the gateway\'s code', async (t) => {
   const run = (env: Record<string, string>) => promisify(execFile)(process.execPath, ['generate.mjs', os.tmpdir()], { cwd: EXAMPLE, env: { PATH: process.env.PATH ?? '', MEDIAGATE_BASE_URL: gw.baseUrl, ...env } });
   const none = await t.throwsAsync(run({})) as Error & { code: number; stderr: string };

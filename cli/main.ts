@@ -99,11 +99,43 @@ function positiveInt(name: string, raw: string | undefined, fallback: number): n
   return n;
 }
 
-/** A line from stdin: a prompt on a terminal, the next line when piped. */
+/**
+ * Piped stdin's lines, for the whole command: each prompt asking for a new interface would lose
+ * what the one before had already read past its line (the email's interface took the password's
+ * line with it). Paused between lines, and a pipe left open does not keep the process alive.
+ */
+let piped: { next(): Promise<string> } | undefined;
+
+function pipedLines(input: NodeJS.ReadableStream): { next(): Promise<string> } {
+  const rl = readline.createInterface({ input, terminal: false });
+  const lines: string[] = [];
+  let ended = false;
+  let waiting: (() => void) | undefined;
+  // a pipe's handle (a socket) keeps the process alive only while a line is awaited
+  const handle = input as Partial<Pick<import('node:net').Socket, 'ref' | 'unref'>>;
+  rl.on('line', (line) => { lines.push(line); rl.pause(); handle.unref?.(); waiting?.(); });
+  rl.on('close', () => { ended = true; waiting?.(); });
+  return {
+    async next() {
+      while (lines.length === 0 && !ended) {
+        await new Promise<void>((resolve) => { waiting = resolve; handle.ref?.(); rl.resume(); });
+        waiting = undefined;
+      }
+      return (lines.shift() ?? '').trim();
+    },
+  };
+}
+
+/** A line from stdin: a prompt on a terminal (the answer not echoed when `mute`), the next line when piped. */
 function readLineFrom(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, prompt: string, mute: boolean): Promise<string> {
+  if (!(input as NodeJS.ReadStream).isTTY) {
+    output.write(prompt);
+    piped ??= pipedLines(input);
+    return piped.next();
+  }
   return new Promise((resolve) => {
-    const rl = readline.createInterface({ input, output, terminal: Boolean((input as NodeJS.ReadStream).isTTY) });
-    if (mute && (input as NodeJS.ReadStream).isTTY) {
+    const rl = readline.createInterface({ input, output, terminal: true });
+    if (mute) {
       // echo nothing of what is typed after the prompt
       const write = (rl as unknown as { _writeToOutput: (s: string) => void });
       write._writeToOutput = (s: string) => { if (s.includes(prompt)) output.write(prompt); };
@@ -112,7 +144,7 @@ function readLineFrom(input: NodeJS.ReadableStream, output: NodeJS.WritableStrea
       // resolve before close(): close emits 'close' at once, which would resolve '' first
       resolve(answer.trim());
       rl.close();
-      if (mute && (input as NodeJS.ReadStream).isTTY) output.write('\n');
+      if (mute) output.write('\n');
     });
     // stdin ended without a line
     rl.on('close', () => resolve(''));

@@ -49,6 +49,15 @@ test.after.always(async () => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
+test.serial('auth login with nothing but stdin piped in reads the email and the password from its first two lines', async (t) => {
+  const { email } = await registered(0);
+  const config = path.join(dir, uniqueName('cfg'), 'config.json');
+  const login = await cli(['auth', 'login'], { stdin: `${email}\ncorrect horse battery\n`, config });
+  t.is(login.code, 0, login.stderr);
+  t.regex(login.stdout, /Signed in as/);
+  t.truthy((JSON.parse(fs.readFileSync(config, 'utf8')) as { api_key: string }).api_key);
+});
+
 test.serial('auth login stores the key in a 0600 file; whoami and logout use it; logout revokes the key', async (t) => {
   const { email } = await registered(0);
   const config = path.join(dir, uniqueName('cfg'), 'config.json');

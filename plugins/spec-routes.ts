@@ -150,9 +150,11 @@ export function refusedStrategiesFor(security: SecurityRequirement[], strategyFo
 /** The header every answer to an impersonated session carries: the staff member's user id. */
 export const IMPERSONATED_BY_HEADER = 'X-Impersonated-By';
 
-function hasBearer(request: Request): boolean {
+/** A token or an API key was sent (and refused): the 401's challenge says `invalid_token`, not that none was. */
+function sentCredential(request: Request): boolean {
   const header = request.headers.authorization;
-  return typeof header === 'string' && /^Bearer\s+\S/i.test(header);
+  const key = request.headers['x-api-key'];
+  return (typeof header === 'string' && /^Bearer\s+\S/i.test(header)) || (typeof key === 'string' && key.trim() !== '');
 }
 
 /** Stands in for a missing Content-Type so hapi refuses it (415) instead of parsing the body as JSON. */
@@ -468,7 +470,7 @@ export function routeOptionsFor(operation: Operation, deps: RouteDeps): RouteOpt
       response.output.payload = { detail: `insufficient_scope: this operation needs ${missing}`, code: 'insufficient_scope' } as unknown as Boom.Payload;
       response.output.headers['WWW-Authenticate'] = bearerChallenge(publicUrl, { error: 'insufficient_scope', scope: missing });
     } else if (status === 401 && bearerRoute) {
-      response.output.headers['WWW-Authenticate'] = bearerChallenge(publicUrl, { error: hasBearer(request) ? 'invalid_token' : 'invalid_request' });
+      response.output.headers['WWW-Authenticate'] = bearerChallenge(publicUrl, { error: sentCredential(request) ? 'invalid_token' : 'invalid_request' });
     }
     return h.continue;
   };

@@ -192,7 +192,7 @@ test.serial('a token expires after one hour by the gateway\'s clock: 401 invalid
   }
 });
 
-test('401s on bearer routes carry a Bearer challenge: invalid_token when a token was sent, just the pointer when none was', async (t) => {
+test('401s on bearer routes carry a Bearer challenge: invalid_token when a token or API key was sent, invalid_request when none was', async (t) => {
   const none = await gw.server.inject({ method: 'GET', url: '/account/balance' });
   t.is(none.statusCode, 401);
   t.is(none.headers['www-authenticate'], `Bearer error="invalid_request", error_description="no credential was sent", ${RESOURCE_METADATA}`);
@@ -202,6 +202,10 @@ test('401s on bearer routes carry a Bearer challenge: invalid_token when a token
   const badSession = await get('/account/balance', 'mgs_nope');
   t.is(badSession.statusCode, 401);
   t.is(badSession.headers['www-authenticate'], `Bearer error="invalid_token", ${RESOURCE_METADATA}`);
+  // an API key was sent: the challenge must not say that no credential was
+  const badKey = await gw.server.inject({ method: 'GET', url: '/account/balance', headers: { 'x-api-key': 'mg_live_nope' } });
+  t.is(badKey.statusCode, 401);
+  t.is(badKey.headers['www-authenticate'], `Bearer error="invalid_token", ${RESOURCE_METADATA}`);
 });
 
 test('deleting a client makes its outstanding tokens fail on their very next use', async (t) => {

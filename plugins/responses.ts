@@ -332,7 +332,7 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
       const declared = Number(req.headers['content-length']);
       if (declared > smallestLimit && request.method !== 'options') {
         const route = matchedRoute(request);
-        if (route === null) throw notFoundUnread();
+        if (route === null) throw notFoundUnread(request);
         const limit = route?.settings.payload?.maxBytes;
         if (limit !== undefined && declared > limit) {
           throw payloadTooLargeError(`request body too large: this route takes at most ${limit} bytes, and the Content-Length header announces ${declared}`);
@@ -421,6 +421,15 @@ export const errorsPlugin: Plugin<ErrorsOptions> = {
         log.warn({ err: response, method: request.method, path: loggedPath(request) }, 'database lock conflict persisted; answered 503');
         return h.response({ detail: 'the database is busy, try again shortly', code: 'unavailable' }).code(503);
       }
+      // The router's 404 for a path that takes other methods: 405 naming them in `Allow`.
+      if (response.output.statusCode === 404 && (request.route.method as string) === '_special') {
+        const refused = methodNotAllowed(request);
+        if (refused) {
+          response.output.statusCode = 405;
+          response.output.payload = refused.output.payload;
+          Object.assign(response.output.headers, refused.output.headers);
+        }
+      }
       const status = response.output.statusCode;
       const payload = response.output.payload as unknown as ErrorPayload;
       if (status >= 500 && !(payload && 'detail' in payload)) {
@@ -496,9 +505,30 @@ function matchedRoute(request: Request): RequestRoute | null | undefined {
   }
 }
 
-/** The 404 of a request no route takes, answered before its body is read: the connection closes. */
-function notFoundUnread(): Boom.Boom {
-  const err = Boom.notFound();
+const ROUTED_METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete'] as const;
+
+/**
+ * The 405 of a request whose path the gateway serves with other methods (`Allow` lists them),
+ * or undefined when no route takes the path at all (a 404). A preflight (OPTIONS) is CORS's.
+ */
+function methodNotAllowed(request: Request): Boom.Boom | undefined {
+  if (request.method === 'options') return undefined;
+  const allowed = ROUTED_METHODS.filter((method) => {
+    try {
+      const route = request.server.match(method, request.path, request.info.hostname);
+      return route !== null && (route.method as string) !== '_special';
+    } catch {
+      return false;
+    }
+  }).map((m) => m.toUpperCase());
+  if (allowed.length === 0) return undefined;
+  const method = request.method.toUpperCase();
+  return httpError(405, `${method} is not allowed on ${request.path}; it takes ${allowed.join(', ')}`, { Allow: allowed.join(', ') });
+}
+
+/** The 404 (or 405) of a request no route takes, answered before its body is read: the connection closes. */
+function notFoundUnread(request: Request): Boom.Boom {
+  const err = methodNotAllowed(request) ?? Boom.notFound();
   err.output.headers.Connection = 'close';
   return err;
 }

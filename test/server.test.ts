@@ -317,13 +317,13 @@ test('a Content-Length over a route\'s body limit answers 413 on the header, on 
   t.is(ok.status, 401, ok.body);
 });
 
-test('a large body for no route (an unknown path, or a method its path does not take) answers 404 on the header, without waiting for the body', async (t) => {
+test('a large body for no route (an unknown path, or a method its path does not take) answers 404 or 405 on the header, without waiting for the body', async (t) => {
   // hapi drained the whole announced body before its 404: here 2 MiB announced, a few bytes sent
-  const cases: Array<[string, string]> = [['POST', '/nothing/at/all'], ['PUT', '/v1/nothing/here'], ['POST', '/api/v1/models'], ['PATCH', '/dashboard/x']];
-  for (const [method, path] of cases) {
+  const cases: Array<[string, string, number]> = [['POST', '/nothing/at/all', 404], ['PUT', '/v1/nothing/here', 404], ['POST', '/api/v1/models', 405], ['PATCH', '/dashboard/x', 405]];
+  for (const [method, path, status] of cases) {
     const res = await raw(`${method} ${path} HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: ${2 * 1024 * 1024}\r\n\r\n{"`);
     const what = `${method} ${path}: ${res.body}`;
-    t.is(res.status, 404, what);
+    t.is(res.status, status, what);
     t.is(res.headers.connection, 'close', what);
     t.regex(res.headers['content-type'] ?? '', /application\/json/, what);
     t.false(lines.some((l) => l.msg === 'request body not received in time' && l.path === path), what);
@@ -332,6 +332,28 @@ test('a large body for no route (an unknown path, or a method its path does not 
   const small = await raw(`POST /nothing/at/all HTTP/1.1\r\nHost: gw\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`);
   t.is(small.status, 404, small.body);
   t.like(JSON.parse(small.body), { code: 'not_found' });
+});
+
+test('a method a known path does not take is 405 method_not_allowed with Allow; an unknown path stays 404', async (t) => {
+  const key = { 'x-api-key': accounts[0]!.liveKey };
+  const cases: Array<[string, string, string]> = [
+    ['DELETE', '/account/balance', 'GET, HEAD'],
+    ['GET', '/api/v1/canvas-v1-fast-text-to-image', 'POST'],
+    ['PUT', '/app/teams', 'GET, HEAD, POST'],
+  ];
+  for (const [method, url, allow] of cases) {
+    const res = await gw.server.inject({ method, url, headers: key });
+    t.is(res.statusCode, 405, `${method} ${url}: ${res.payload}`);
+    t.deepEqual(JSON.parse(res.payload), { detail: `${method} is not allowed on ${url}; it takes ${allow}`, code: 'method_not_allowed' });
+    t.is(res.headers.allow, allow);
+  }
+  const unknown = await gw.server.inject({ method: 'DELETE', url: '/nothing/at/all', headers: key });
+  t.is(unknown.statusCode, 404);
+  t.is(unknown.headers.allow, undefined);
+  // the OpenAI-compatible routes answer it in OpenAI's body
+  const openai = await gw.server.inject({ method: 'GET', url: '/v1/chat/completions', headers: key });
+  t.is(openai.statusCode, 405, openai.payload);
+  t.is(openai.headers.allow, 'POST');
 });
 
 test('an upload that keeps arriving for longer than the server\'s 30 s answer deadline succeeds', async (t) => {

@@ -33,10 +33,13 @@ const CONCURRENCY_RETRY_SECONDS = 1;
 async function submitted(ctx: ModelContext, id: string, status: Submitted['status'], price: number, knownBalance: number | undefined) {
   const { app, h, caller, request } = ctx;
   const base = app.config.publicUrl;
+  // A submit that named its team gets urls naming it too: without team_id a member's credential
+  // reads personally, and the team's prediction would be 404 to the very caller it was made for.
+  const team = ctx.query.team_id === undefined ? '' : `?team_id=${ctx.query.team_id}`;
   let answer: Submitted | PredictionView = {
     request_id: id,
     status,
-    urls: { get: `${base}/api/v1/predictions/${id}/result`, cancel: `${base}/app/cancel_prediction/${id}` },
+    urls: { get: `${base}/api/v1/predictions/${id}/result${team}`, cancel: `${base}/app/cancel_prediction/${id}${team}` },
     price,
   };
   const wait = ctx.answerAtOnce ? undefined : preferredWait(request.headers.prefer as string | string[] | undefined);
@@ -49,7 +52,8 @@ async function submitted(ctx: ModelContext, id: string, status: Submitted['statu
       if (done) {
         // the result route's body: with the provider's metadata of a completed result
         const metadata = await providerMetadataOf(app.db, done);
-        answer = metadata ? { ...predictionView(app, done), provider_metadata: metadata } : predictionView(app, done);
+        const view = { ...predictionView(app, done), urls: { get: answer.urls.get } };
+        answer = metadata ? { ...view, provider_metadata: metadata } : view;
         applied = true;
       }
     } finally {

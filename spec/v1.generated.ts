@@ -3525,12 +3525,12 @@ export interface components {
             urls: {
                 /**
                  * Format: uri
-                 * @description Absolute URL of getPredictionResult for this prediction.
+                 * @description Absolute URL of getPredictionResult for this prediction, with the submit's `team_id` when it named one.
                  */
                 get: string;
                 /**
                  * Format: uri
-                 * @description Absolute URL of cancelPrediction for this prediction (POST).
+                 * @description Absolute URL of cancelPrediction for this prediction (POST), with the submit's `team_id` when it named one.
                  */
                 cancel: string;
             };

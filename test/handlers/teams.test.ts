@@ -354,3 +354,29 @@ test('bad input is a 422, never a 500', async (t) => {
   t.is((await call(owner, 'POST', `/app/teams/${teamId}/invites`, { email: 'not an email', role: 'viewer' })).status, 422);
   t.is((await call(owner, 'POST', '/app/team_invites/accept', {})).status, 422);
 });
+
+test("a member's team submit answers urls that reach the prediction as given: they carry the team_id", async (t) => {
+  const owner = await newAccount(gw);
+  const teamId = await newTeam(owner);
+  const member = await join(owner, teamId, 'developer');
+  const key = { 'x-api-key': member.testKey };
+  const path = (url: string) => new URL(url).pathname + new URL(url).search;
+  for (const prefer of [undefined, 'wait=5']) {
+    const res = await gw.server.inject({ method: 'POST', url: `/api/v1/canvas-v1-fast-text-to-image?team_id=${teamId}`, headers: { ...key, ...(prefer ? { prefer } : {}) }, payload: { prompt: 'a lighthouse' } });
+    t.is(res.statusCode, 200, res.payload);
+    const body = JSON.parse(res.payload) as { request_id?: string; id?: string; urls: { get: string; cancel?: string } };
+    const id = String(body.request_id ?? body.id);
+    t.is(path(body.urls.get), `/api/v1/predictions/${id}/result?team_id=${teamId}`);
+    const got = await gw.server.inject({ method: 'GET', url: path(body.urls.get), headers: key });
+    t.is(got.statusCode, 200, got.payload);
+    t.is((JSON.parse(got.payload) as { id: string }).id, id);
+    if (body.urls.cancel) {
+      // a sandbox prediction is born finished: the cancel reaches it and is told so, not 404
+      const cancel = await gw.server.inject({ method: 'POST', url: path(body.urls.cancel), headers: key });
+      t.is(cancel.statusCode, 409, cancel.payload);
+    }
+  }
+  // a personal submit's urls are as before
+  const own = await gw.server.inject({ method: 'POST', url: '/api/v1/canvas-v1-fast-text-to-image', headers: key, payload: { prompt: 'a lighthouse' } });
+  t.false(String((JSON.parse(own.payload) as { urls: { get: string } }).urls.get).includes('team_id'));
+});

@@ -162,7 +162,7 @@ export async function createApp(config: Config, opts: { log?: Logger; clock?: ()
   const db = createDb({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile, poolMax: config.dbPoolMax, preparedPerConnection: config.dbPreparedPerConnection, asIfMysql: opts.asIfMysql });
   let store: Store;
   try {
-    await migrate(db, { onLockHeld: (waitMs) => log.info(`another process holds the migration lock: waiting for it to finish (up to ${Math.round(waitMs / 1000)} s)`) });
+    await migrate(db, { onLockHeld: (message) => log.info(message) });
     // the engine is decided here, once, for every unit of work of the hot path
     store = await openStore(db, { log });
   } catch (err) {

@@ -192,13 +192,12 @@ export class MigrateError extends Error {
  * migration and returns what it applied. Safe to run while old processes serve: migrations are
  * additive, and knex's lock table lets only one runner apply them when several start at once.
  */
-export async function runMigrations(env: NodeJS.ProcessEnv = process.env): Promise<{ database: 'mysql' | 'sqlite'; applied: string[] }> {
+export async function runMigrations(env: NodeJS.ProcessEnv = process.env, opts: { onLockHeld?: (message: string) => void } = {}): Promise<{ database: 'mysql' | 'sqlite'; applied: string[] }> {
   const config = loadConfig(env);
   const database = config.databaseUrl ? 'mysql' : 'sqlite';
   const db = createDb({ databaseUrl: config.databaseUrl, sqliteFile: config.sqliteFile, poolMax: 1 });
   try {
-    const log = pino({ base: { role: 'migrate' } });
-    return { database, applied: await migrate(db, { onLockHeld: (waitMs) => log.info(`another process holds the migration lock: waiting for it to finish (up to ${Math.round(waitMs / 1000)} s)`) }) };
+    return { database, applied: await migrate(db, opts) };
   } catch (err) {
     // the driver's message (refused, unknown host, access denied) names no password
     throw new MigrateError(`migrate failed on the ${database === 'mysql' ? 'MariaDB/MySQL database of DATABASE_URL' : `SQLite file ${config.sqliteFile}`}: ${(err as Error).message}`, { cause: err });
@@ -210,8 +209,9 @@ export async function runMigrations(env: NodeJS.ProcessEnv = process.env): Promi
 const isMain = process.argv[1] && new URL(import.meta.url).pathname === process.argv[1];
 if (isMain && process.env.ROLE === 'migrate') {
   try {
-    const { database, applied } = await runMigrations();
-    pino({ base: { role: 'migrate' } }).info({ database, applied }, applied.length > 0 ? `applied ${applied.length} migration(s)` : 'database already up to date');
+    const log = pino({ base: { role: 'migrate' } });
+    const { database, applied } = await runMigrations(process.env, { onLockHeld: (message) => log.info(message) });
+    log.info({ database, applied }, applied.length > 0 ? `applied ${applied.length} migration(s)` : 'database already up to date');
     process.exit(0);
   } catch (err) {
     const message = err instanceof ConfigError || err instanceof MigrateError ? err.message : `migrate failed: ${(err as Error).message}`;

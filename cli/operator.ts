@@ -7,7 +7,8 @@ import { runAdmin } from './admin.ts';
 
 export async function migrateCommand(env: NodeJS.ProcessEnv = process.env): Promise<Output> {
   try {
-    const { database, applied } = await runMigrations(env);
+    // a wait for another run's lock is said on stderr, as the CLI's other notes are
+    const { database, applied } = await runMigrations(env, { onLockHeld: (message) => process.stderr.write(`mediagate: ${message}\n`) });
     return {
       human: [applied.length ? `Applied ${applied.length} migration(s) to the ${database === 'mysql' ? 'MariaDB/MySQL' : 'SQLite'} database.` : 'The database is up to date.'],
       json: { database, applied },

@@ -143,9 +143,9 @@ const MIGRATION_LOCK_POLL_MS = 250;
 /**
  * Applies pending migrations (in one batch); returns the names it applied, [] when up to date.
  * While another process holds the migration lock it waits (up to lockWaitMs), then runs again:
- * what that process applied is then done. `onLockHeld` is called once when it starts waiting.
+ * what that process applied is then done. `onLockHeld` is told once, in words, when it starts waiting.
  */
-export async function migrate(db: Db, opts: { lockWaitMs?: number; onLockHeld?: (waitMs: number) => void } = {}): Promise<string[]> {
+export async function migrate(db: Db, opts: { lockWaitMs?: number; onLockHeld?: (message: string) => void } = {}): Promise<string[]> {
   const lockWaitMs = opts.lockWaitMs ?? MIGRATION_LOCK_WAIT_MS;
   const deadline = Date.now() + lockWaitMs;
   let told = false;
@@ -156,7 +156,7 @@ export async function migrate(db: Db, opts: { lockWaitMs?: number; onLockHeld?: 
     } catch (err) {
       if (!isMigrationLockHeld(err)) throw err;
       // said once, so that a process waiting at start-up is not silent for minutes
-      if (!told) opts.onLockHeld?.(lockWaitMs);
+      if (!told) opts.onLockHeld?.(`another process holds the migration lock: waiting for it to finish (up to ${Math.round(lockWaitMs / 1000)} s)`);
       told = true;
       if (Date.now() >= deadline) {
         throw new Error(`the migration lock is still held after ${Math.round(lockWaitMs / 1000)} s: another process is migrating this database, or one stopped in the middle of a migration. When none runs, clear it with UPDATE knex_migrations_lock SET is_locked = 0`, { cause: err });

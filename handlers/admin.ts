@@ -39,6 +39,11 @@ export async function walletFor(app: App, email: string, teamId: number | undefi
   return { user, payer: { userId: user.id, teamId } };
 }
 
+/** The 404 of a wallet walletFor found that is gone by the time its move locks it (an account erased, a team deleted meanwhile). */
+function walletGone(payer: Owner): NotFoundError {
+  return new NotFoundError(payer.teamId === null ? 'no account with this email' : 'team not found, or this user is not a member of it');
+}
+
 // With an Idempotency-Key, each money move below stores its answer in the transaction that moves
 // the money (IdempotentRun.completeWithin): a retry that takes over the key of a run that died
 // finds either the move and its answer, or neither, and never moves the money twice.
@@ -51,7 +56,7 @@ export const adminTopup: Handler<'adminTopup'> = async ({ app, query, body, audi
   });
   const move = await adminTopUp(app.db, payer, body.amount, body.reason?.trim() || 'top-up', app.clock(), idempotency && ((trx, m) => idempotency.completeWithin(trx, answer(m))));
   // deleted or erased since walletFor found it: credit never lands on a wallet that is gone
-  if (!move) throw new NotFoundError(payer.teamId === null ? 'no account with this email' : 'team not found, or this user is not a member of it');
+  if (!move) throw walletGone(payer);
   return answer(move);
 };
 
@@ -66,7 +71,7 @@ export const adminDeductCredits: Handler<'adminDeductCredits'> = async ({ app, q
     idempotency && ((trx, m) => idempotency.completeWithin(trx, answer(m))),
   );
   // deleted or erased since walletFor found it, as for a top-up
-  if (move === 'gone') throw new NotFoundError(payer.teamId === null ? 'no account with this email' : 'team not found, or this user is not a member of it');
+  if (move === 'gone') throw walletGone(payer);
   if (!move) throw new ConflictError(`the balance is smaller than ${body.amount} credits; nothing was deducted (send "allow_negative": true to let it go below zero)`);
   return answer(move);
 };
